@@ -1,0 +1,17 @@
+"""s2sad: source-to-source automatic differentiation for Python and NumPy.
+
+`grad(f)` reads f's source, writes its adjoint as a readable Python file, and runs it compiled
+with Numba (or as plain Python with `jit=False`).
+"""
+__version__ = "0.1.0"
+
+from .api import grad, value_and_grad, source  # noqa: E402
+from .errors import (S2sadError, UserError, UnsupportedError, TemplateError,  # noqa: E402
+                     OutputError, ArgumentError, InternalError)
+from .jit import JitFallbackWarning  # noqa: E402
+from .templates import adjoint, nondifferentiable, not_implemented, d  # noqa: E402
+
+__all__ = ["grad", "value_and_grad", "source", "adjoint", "nondifferentiable",
+           "not_implemented", "d", "S2sadError", "UserError", "UnsupportedError",
+           "TemplateError", "OutputError", "ArgumentError", "InternalError",
+           "JitFallbackWarning"]

@@ -1,0 +1,182 @@
+"""The user-facing API: `grad`, `value_and_grad`, `source`.
+
+A gradient function transforms its function on first use (once per function and `wrt`), then
+converts arguments and results around a call of the generated adjoint:
+
+    df = s2sad.grad(f, wrt=(0, 1))
+    dx, dw = df(x, w)            # floats for scalar inputs, float64 arrays shaped like the input
+"""
+import functools
+import inspect
+import numbers
+import os
+
+import numpy
+
+from . import pipeline
+from .errors import ArgumentError, InternalError, OutputError
+from .jit import Runner
+
+DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
+
+
+def grad(func=None, wrt=0, *, jit=None):
+    """Gradient of a scalar-valued `func` w.r.t. the parameter(s) `wrt`.
+
+    `wrt` is a parameter position, a parameter name, or a tuple of them (then the gradient
+    function returns a tuple). `jit=False` runs the generated file as Python (also when
+    S2SAD_DISABLE_JIT=1). Usable as `@grad` and `@grad(wrt=...)`.
+    """
+    if func is None:
+        return lambda f: GradientFunction(f, wrt, jit, with_value=False)
+    return GradientFunction(func, wrt, jit, with_value=False)
+
+
+def value_and_grad(func=None, wrt=0, *, jit=None):
+    """Like `grad`, but the gradient function returns `(value, gradient)`."""
+    if func is None:
+        return lambda f: GradientFunction(f, wrt, jit, with_value=True)
+    return GradientFunction(func, wrt, jit, with_value=True)
+
+
+def source(gradient_function):
+    """The generated Python source of a gradient function."""
+    if not isinstance(gradient_function, GradientFunction):
+        raise ArgumentError("s2sad.source() takes a function made by s2sad.grad or "
+                            "s2sad.value_and_grad")
+    return gradient_function.source
+
+
+def jit_default():
+    return os.environ.get(DISABLE_JIT_ENV, "").strip().lower() not in ("1", "true", "yes", "on")
+
+
+class GradientFunction:
+    """A callable gradient; `.path` is the generated file, `.source` its text."""
+
+    def __init__(self, func, wrt, jit, with_value):
+        if not callable(func) or not hasattr(func, "__code__"):
+            raise ArgumentError(f"s2sad can only differentiate Python functions, not {func!r}")
+        self.func = func
+        self.signature = inspect.signature(func)
+        self.positions, self.single = _positions(func, self.signature, wrt)
+        self.jit = jit
+        self.with_value = with_value
+        functools.update_wrapper(self, func)
+        self._runner = None
+
+    @property
+    def generated(self):
+        return pipeline.adjoint(self.func, self.positions)
+
+    @property
+    def path(self):
+        return self.generated.path
+
+    @property
+    def source(self):
+        return self.generated.text
+
+    def __repr__(self):
+        kind = "value_and_grad" if self.with_value else "grad"
+        names = [list(self.signature.parameters)[i] for i in self.positions]
+        return f"<s2sad {kind} of {self.func.__qualname__} w.r.t. {', '.join(names)}>"
+
+    def __call__(self, *args, **kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ArgumentError(f"{self.func.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        values = list(bound.arguments.values())
+        for i in self.positions:
+            values[i] = _as_float(values[i], list(bound.arguments)[i])
+        value, *grads = self._run(values)
+        value = _scalar_output(value, self.func)
+        grads = _shaped_like(grads, [values[i] for i in self.positions], self.func)
+        result = grads[0] if self.single else tuple(grads)
+        return (value, result) if self.with_value else result
+
+    def _run(self, values):
+        generated = self.generated
+        if self._runner is None:
+            jit = jit_default() if self.jit is None else self.jit
+            self._runner = Runner(generated.path, generated.function, jit,
+                                  f"the gradient of {self.func.__qualname__}")
+        return self._runner(*values, 1.0)
+
+
+def _positions(func, signature, wrt):
+    names = list(signature.parameters)
+    single = not isinstance(wrt, (tuple, list))
+    items = [wrt] if single else list(wrt)
+    if not items:
+        raise ArgumentError("wrt is empty: name at least one parameter to differentiate")
+    positions = []
+    for item in items:
+        if isinstance(item, str) and item in names:
+            position = names.index(item)
+        elif isinstance(item, numbers.Integral) and not isinstance(item, bool) and \
+                -len(names) <= item < len(names):
+            position = item % len(names)
+        else:
+            raise ArgumentError(f"wrt={item!r} does not name a parameter of {func.__name__}; "
+                                f"its parameters are {', '.join(names) or '(none)'}")
+        if positions.count(position):
+            raise ArgumentError(f"wrt names the parameter '{names[position]}' twice")
+        positions.append(position)
+    kinds = {p.kind for p in signature.parameters.values()}
+    if inspect.Parameter.VAR_POSITIONAL in kinds or inspect.Parameter.VAR_KEYWORD in kinds:
+        raise ArgumentError(f"{func.__name__} takes *args or **kwargs, which s2sad does not "
+                            "support; give every parameter a name")
+    return tuple(positions), single
+
+
+def _as_float(value, name):
+    """A differentiated argument as a float or a float64 array."""
+    if isinstance(value, (bool, numpy.bool_)):
+        raise ArgumentError(f"argument '{name}' is a bool; it cannot be differentiated")
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, (numpy.ndarray, list, tuple)):
+        array = numpy.asarray(value)
+        if array.dtype.kind in "fiu":
+            return numpy.asarray(array, dtype=numpy.float64)
+        what = {"c": "complex", "b": "boolean", "O": "object"}.get(array.dtype.kind,
+                                                                   str(array.dtype))
+        raise ArgumentError(f"argument '{name}' is a {what} array; s2sad differentiates real "
+                            "float64 values (convert it with numpy.asarray(..., float))")
+    if isinstance(value, numbers.Complex):
+        raise ArgumentError(f"argument '{name}' is complex; s2sad differentiates real values")
+    raise ArgumentError(f"argument '{name}' is a {type(value).__name__}; s2sad differentiates "
+                        "floats and float64 arrays")
+
+
+def _scalar_output(value, func):
+    if isinstance(value, numbers.Real) or (isinstance(value, numpy.ndarray) and value.ndim == 0):
+        return float(value)
+    if isinstance(value, numpy.ndarray):
+        raise OutputError(f"{func.__name__} returned an array of shape {value.shape}; grad needs "
+                          "a scalar output. Reduce it (e.g. numpy.sum) before returning; "
+                          "vector-Jacobian products of array outputs are not supported yet.")
+    raise OutputError(f"{func.__name__} returned a {type(value).__name__}; grad needs a scalar "
+                      "(float) output")
+
+
+def _shaped_like(grads, inputs, func):
+    out = []
+    for g, x in zip(grads, inputs):
+        if isinstance(x, float):
+            if numpy.ndim(g) != 0:
+                raise InternalError(f"the gradient of {func.__name__} for a scalar input has "
+                                    f"shape {numpy.shape(g)}")
+            out.append(float(g))
+            continue
+        g = numpy.asarray(g, dtype=numpy.float64)
+        if g.shape != x.shape:
+            raise InternalError(f"the gradient of {func.__name__} has shape {g.shape}, its "
+                                f"input {x.shape}")
+        if any(g is other for other in out):  # never hand out one array twice
+            g = g.copy()
+        out.append(g)
+    return out

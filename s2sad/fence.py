@@ -1,0 +1,175 @@
+"""Stage 2: reject what s2sad cannot differentiate yet, reporting every violation at once.
+
+The fence is the one place that says which syntax is supported. It walks the whole function and
+collects a Diagnostic for each unsupported construct (it does not stop at the first), so a user
+fixes everything in one round:
+
+    def f(x):
+        if x > 0:          -->  f.py:2:5: error: `if` statements are not supported yet
+            x = x[0]            f.py:3:13: error: indexing (`x[...]`) is not supported yet
+        return x
+"""
+import gast
+
+from .errors import Diagnostic
+
+ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.Pass)
+ALLOWED_EXPRESSIONS = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Call,
+                       gast.Attribute, gast.Tuple, gast.keyword)
+ALLOWED_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
+ALLOWED_UNARYOPS = (gast.USub, gast.UAdd)
+CONTEXTS = (gast.Load, gast.Store, gast.Param)
+
+# What to call a construct in a message; anything missing is named by its class.
+DESCRIPTIONS = {
+    gast.If: "`if` statements", gast.For: "`for` loops", gast.While: "`while` loops",
+    gast.Break: "`break`", gast.Continue: "`continue`", gast.IfExp: "conditional expressions",
+    gast.Subscript: "indexing and slicing (`x[...]`)", gast.Compare: "comparisons",
+    gast.BoolOp: "`and`/`or`", gast.Lambda: "lambda expressions",
+    gast.ListComp: "list comprehensions", gast.SetComp: "set comprehensions",
+    gast.DictComp: "dict comprehensions", gast.GeneratorExp: "generator expressions",
+    gast.Yield: "`yield` (generators)", gast.YieldFrom: "`yield from` (generators)",
+    gast.Await: "`await`", gast.FunctionDef: "nested function definitions",
+    gast.AsyncFunctionDef: "nested async functions", gast.ClassDef: "class definitions",
+    gast.Try: "`try` statements", gast.With: "`with` statements",
+    gast.AsyncWith: "`async with`", gast.AsyncFor: "`async for`", gast.Raise: "`raise`",
+    gast.Assert: "`assert`", gast.Global: "`global` declarations",
+    gast.Nonlocal: "`nonlocal` declarations", gast.Delete: "`del`",
+    gast.Import: "imports inside the function", gast.ImportFrom: "imports inside the function",
+    gast.Starred: "star-arguments (`*args`)", gast.JoinedStr: "f-strings",
+    gast.Dict: "dict displays", gast.Set: "set displays", gast.List: "list displays",
+    gast.NamedExpr: "assignment expressions (`:=`)", gast.AnnAssign: "annotated assignments",
+    gast.Slice: "slices",
+}
+BINOP_SYMBOLS = {gast.FloorDiv: "//", gast.Mod: "%", gast.LShift: "<<", gast.RShift: ">>",
+                 gast.BitOr: "|", gast.BitXor: "^", gast.BitAnd: "&"}
+if hasattr(gast, "Match"):
+    DESCRIPTIONS[gast.Match] = "`match` statements"
+
+
+def find_problems(source):
+    """Every unsupported construct in `source`, as a list of Diagnostics."""
+    return _Fence(source).run()
+
+
+class _Fence:
+    def __init__(self, source):
+        self.source = source
+        self.diagnostics = []
+
+    def report(self, node, message, why="", fix=""):
+        self.diagnostics.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
+
+    def run(self):
+        tree = self.source.tree
+        self._check_signature(tree.args)
+        body = tree.body
+        for position, statement in enumerate(body):
+            self._statement(statement, last=position == len(body) - 1)
+        if not body or not isinstance(body[-1], gast.Return):
+            self.report(tree, f"function '{tree.name}' does not end with a `return` of its result",
+                        why="s2sad differentiates the value a function returns",
+                        fix="end the function with `return <value>`")
+        return self.diagnostics
+
+    def _check_signature(self, args):
+        for star, kind in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
+            if star is not None:
+                self.report(star, f"functions with {kind} are not supported",
+                            fix="give every parameter a name")
+
+    def _statement(self, node, last):
+        if not isinstance(node, ALLOWED_STATEMENTS):
+            self._unsupported(node)
+        elif isinstance(node, gast.Return):
+            if not last:
+                self.report(node, "`return` before the end of the function is not supported yet",
+                            fix="compute the result in a variable and return it at the end")
+            if node.value is None:
+                self.report(node, "`return` without a value", fix="return the function's result")
+        elif isinstance(node, gast.Expr) and not _is_docstring(node):
+            self.report(node, "expression statements (e.g. bare calls) are not supported",
+                        why="their result is discarded, and side effects are not differentiated",
+                        fix="remove the statement, or assign its result to a variable")
+            return
+        elif isinstance(node, gast.Assign):
+            for target in node.targets:
+                self._target(target)
+        elif isinstance(node, gast.AugAssign):
+            if not isinstance(node.target, gast.Name):
+                self._target(node.target)
+            self._operator(node, node.op)
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.expr) and child is not getattr(node, "target", None) \
+                    and child not in getattr(node, "targets", ()):
+                self._expression(child)
+            elif isinstance(child, gast.stmt):
+                self._statement(child, last=False)
+
+    def _target(self, node):
+        if isinstance(node, gast.Name):
+            return
+        if isinstance(node, (gast.Tuple, gast.List)):
+            for element in node.elts:
+                self._target(element)
+            return
+        if isinstance(node, gast.Subscript):
+            self.report(node, "assignment to an element or slice is not supported yet",
+                        fix="build the array from whole-array operations")
+            return
+        self._unsupported(node)
+
+    def _expression(self, node):
+        if isinstance(node, CONTEXTS) or isinstance(node, (gast.operator, gast.unaryop)):
+            return
+        if not isinstance(node, ALLOWED_EXPRESSIONS):
+            self._unsupported(node)
+        elif isinstance(node, gast.BinOp):
+            self._operator(node, node.op)
+        elif isinstance(node, gast.UnaryOp) and not isinstance(node.op, ALLOWED_UNARYOPS):
+            self.report(node, f"the unary operator `{_unary_symbol(node.op)}` is not supported",
+                        fix="use arithmetic operators or NumPy functions")
+        elif isinstance(node, gast.Call):
+            self._call(node)
+        elif isinstance(node, gast.Constant) and isinstance(node.value, complex):
+            self.report(node, "complex numbers are not supported",
+                        why="s2sad differentiates real float64 code")
+        for child in gast.iter_child_nodes(node):
+            self._expression(child)
+
+    def _call(self, node):
+        if not _is_dotted_name(node.func):
+            self.report(node.func, "only calls of named functions (`f(x)`, `np.sin(x)`) are "
+                        "supported", fix="assign the function to a name first, or call it directly")
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                self.report(keyword.value, "`**kwargs` in calls is not supported",
+                            fix="pass each keyword argument by name")
+
+    def _operator(self, node, op):
+        if not isinstance(op, ALLOWED_BINOPS):
+            symbol = BINOP_SYMBOLS.get(type(op), type(op).__name__)
+            self.report(node, f"the operator `{symbol}` is not supported yet",
+                        fix="use + - * / ** @ or a NumPy function")
+
+    def _unsupported(self, node):
+        what = DESCRIPTIONS.get(type(node), f"`{type(node).__name__}` nodes")
+        self.report(node, f"not supported yet: {what}",
+                    why="s2sad currently differentiates straight-line code (assignments, "
+                        "arithmetic and calls)",
+                    fix="rewrite this part without it, or move it out of the differentiated "
+                        "function")
+
+
+def _is_docstring(node):
+    return isinstance(node.value, gast.Constant) and isinstance(node.value.value, str)
+
+
+def _is_dotted_name(node):
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name)
+
+
+def _unary_symbol(op):
+    return {gast.Not: "not", gast.Invert: "~"}.get(type(op), type(op).__name__)

@@ -1,0 +1,149 @@
+"""Runtime helpers for s2sad-generated adjoint code.
+
+Besides NumPy and ``math``, these functions are the only things generated
+gradient code calls (as ``rt.<name>``).  They work on Python/NumPy scalars and
+arrays; ``s2sad.rt_numba`` registers equivalent Numba implementations so the
+same generated code also compiles in nopython mode.
+
+Conventions: a "scalar" is a Python or NumPy scalar (a 0-d array is an array);
+every gradient returned is float64, and a Python ``float`` where the
+differentiated value is a scalar.
+"""
+import numpy as np
+
+_F64 = np.dtype(np.float64)
+
+
+def _is_scalar(x):
+    return not isinstance(x, np.ndarray) and np.ndim(x) == 0
+
+
+def _shape(x):
+    # np.shape costs more than the whole unbroadcast fast path; avoid it for arrays.
+    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
+
+
+def _as_f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def _full(shape, value):
+    return np.full(shape, float(value))
+
+
+def _normalize_axes(axis, ndim):
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    out = []
+    for ax in axes:
+        ax = int(ax)
+        if not -ndim <= ax < ndim:
+            raise ValueError(f"axis {ax} is out of bounds for an array of dimension {ndim}")
+        out.append(ax % ndim)
+    return tuple(out)
+
+
+def zeros_like(x):
+    """Zero gradient for x: 0.0 for a scalar, else float64 zeros of x's shape."""
+    if _is_scalar(x):
+        return 0.0
+    return np.zeros(_shape(x))
+
+
+def unbroadcast(g, like):
+    """Sum the gradient g of a broadcast result back to the shape of `like`."""
+    if _is_scalar(like):
+        return float(np.sum(g))
+    shape = _shape(like)
+    if _is_scalar(g):
+        return _full(shape, g)
+    if g.shape == shape:
+        # Hot path: no copy for float64 gradients.
+        return g if g.dtype is _F64 else g.astype(np.float64, copy=False)
+    if g.ndim == 0:
+        return _full(shape, g)
+    extra = g.ndim - len(shape)
+    if extra < 0 or any(n != 1 and n != m for n, m in zip(shape, g.shape[extra:])):
+        raise ValueError(f"cannot unbroadcast shape {g.shape} to {shape}")
+    axes = tuple(range(extra)) + tuple(
+        extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1)
+    # np.sum returns a NumPy scalar when everything is summed; keep like's 0-d shape.
+    return np.asarray(np.sum(g, axis=axes, dtype=np.float64)).reshape(shape)
+
+
+def unreduce(g, a, axis):
+    """Adjoint of np.sum(a, axis=axis): broadcast g back to a's shape."""
+    if _is_scalar(a):
+        return float(g)
+    shape = _shape(a)
+    out = np.empty(shape)
+    if axis is None:
+        out[...] = g
+    else:
+        out[...] = np.expand_dims(g, _normalize_axes(axis, len(shape)))
+    return out
+
+
+def reduced_size(a, axis):
+    """Number of elements np.sum(a, axis=axis) adds per output, as a float."""
+    if _is_scalar(a):
+        return 1.0
+    shape = _shape(a)
+    if axis is None:
+        return float(np.prod(shape))
+    size = 1
+    for ax in _normalize_axes(axis, len(shape)):
+        size *= shape[ax]
+    return float(size)
+
+
+def _unsupported(name, a, b):
+    return NotImplementedError(
+        f"{name}: operands with {np.ndim(a)} and {np.ndim(b)} dimensions are not supported")
+
+
+def dot_grad_a(g, a, b):
+    """Gradient w.r.t. a of z = np.dot(a, b), given g = dz."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        # np.dot with a scalar operand is an elementwise product.
+        return unbroadcast(np.multiply(g, b), a)
+    if a.ndim == 1 and b.ndim == 1:
+        return _as_f64(np.multiply(g, b))
+    if a.ndim == 2 and b.ndim == 1:
+        return _as_f64(np.outer(g, b))
+    if a.ndim == 1 and b.ndim == 2:
+        return _as_f64(np.dot(b, g))
+    if a.ndim == 2 and b.ndim == 2:
+        return _as_f64(np.dot(g, b.T))
+    raise _unsupported("dot_grad_a", a, b)
+
+
+def dot_grad_b(g, a, b):
+    """Gradient w.r.t. b of z = np.dot(a, b), given g = dz."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(np.multiply(g, a), b)
+    if a.ndim == 1 and b.ndim == 1:
+        return _as_f64(np.multiply(g, a))
+    if a.ndim == 2 and b.ndim == 1:
+        return _as_f64(np.dot(a.T, g))
+    if a.ndim == 1 and b.ndim == 2:
+        return _as_f64(np.outer(a, g))
+    if a.ndim == 2 and b.ndim == 2:
+        return _as_f64(np.dot(a.T, g))
+    raise _unsupported("dot_grad_b", a, b)
+
+
+def matmul_grad_a(g, a, b):
+    """Gradient w.r.t. a of z = a @ b (1-D/2-D operands), given g = dz."""
+    return dot_grad_a(g, a, b)
+
+
+def matmul_grad_b(g, a, b):
+    """Gradient w.r.t. b of z = a @ b (1-D/2-D operands), given g = dz."""
+    return dot_grad_b(g, a, b)
+
+
+def load(caller, stem, attribute):
+    """Link a generated module to another generated file (`caller` is the module's __name__):
+    the same flavour (Python or Numba) and the same directory as the caller."""
+    from s2sad.jit import link  # the loader, imported only when generated code is imported
+    return link(caller, stem, attribute)

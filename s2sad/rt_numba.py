@@ -1,0 +1,312 @@
+"""Numba (nopython) implementations of the s2sad.rt helpers.
+
+Importing this module registers an ``overload`` for every public function in
+``s2sad.rt``, so jitted generated code can call ``rt.unbroadcast(...)`` etc.
+Implementations are chosen at compile time from the argument types.
+"""
+import numpy as np
+from numba import njit, types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+from s2sad import rt
+
+
+def _is_scalar(t):
+    return isinstance(t, (types.Number, types.Boolean))
+
+
+def _is_array(t, ndim=None):
+    return isinstance(t, types.Array) and (ndim is None or t.ndim == ndim)
+
+
+def _is_none(t):
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def _is_axis(t):
+    """An int or a homogeneous tuple of ints (the axis forms _reduced_mask accepts)."""
+    if isinstance(t, types.Integer):
+        return True
+    if isinstance(t, types.BaseTuple) and len(t) == 0:
+        return True
+    return isinstance(t, types.UniTuple) and isinstance(t.dtype, types.Integer)
+
+
+# ---------------------------------------------------------------------------
+# Internal jitted building blocks.  Shapes are walked with an "odometer"
+# multi-index so one implementation serves every ndim and memory layout.
+
+@njit
+def _advance(idx, shape, strides, j):
+    """Step the C-order multi-index idx over shape; return the moved flat offset j."""
+    k = len(idx) - 1
+    while k >= 0:
+        idx[k] += 1
+        j += strides[k]
+        if idx[k] < shape[k]:
+            return j
+        j -= strides[k] * shape[k]
+        idx[k] = 0
+        k -= 1
+    return j
+
+
+@njit
+def _filled(shape, value):
+    """New float64 array of shape filled with value."""
+    out = np.empty(shape)
+    # ndarray.fill does not accept 0-d arrays in Numba; fill a flat view instead.
+    out.reshape(out.size).fill(value)
+    return out
+
+
+@njit
+def _flat_copy(x):
+    """C-order float64 1-D copy of an array of any layout (0-d included)."""
+    out = np.empty(x.size)
+    i = 0
+    for v in x.flat:
+        out[i] = v
+        i += 1
+    return out
+
+
+@njit
+def _reduce_to(g, shape):
+    """Sum g (ndim >= len(shape) >= 1) down to shape, NumPy broadcasting rules."""
+    out = np.zeros(shape)
+    nd = g.ndim
+    extra = nd - len(shape)
+    # Offset step in out per g axis: 0 for leading and broadcast (summed) axes.
+    ostrides = np.zeros(nd, np.intp)
+    s = 1
+    for k in range(nd - 1, extra - 1, -1):
+        n = shape[k - extra]
+        if n == g.shape[k]:
+            ostrides[k] = s
+        elif n != 1:
+            raise ValueError("unbroadcast: gradient shape is not a broadcast of the target shape")
+        s *= n
+    flat = out.reshape(out.size)
+    idx = np.zeros(nd, np.intp)
+    j = 0
+    for v in g.flat:
+        flat[j] += v
+        j = _advance(idx, g.shape, ostrides, j)
+    return out
+
+
+@njit
+def _expand_to(src, keep, shape):
+    """Broadcast flat C-order src, laid out over the axes where keep is True, to shape."""
+    out = np.empty(shape)
+    nd = len(shape)
+    sstrides = np.zeros(nd, np.intp)
+    s = 1
+    for k in range(nd - 1, -1, -1):
+        if keep[k]:
+            sstrides[k] = s
+            s *= shape[k]
+    if s != src.size:
+        raise ValueError("unreduce: gradient shape does not match the reduced shape")
+    flat = out.reshape(out.size)
+    idx = np.zeros(nd, np.intp)
+    j = 0
+    for i in range(flat.size):
+        flat[i] = src[j]
+        j = _advance(idx, shape, sstrides, j)
+    return out
+
+
+@njit
+def _norm_axis(axis, ndim):
+    if axis < -ndim or axis >= ndim:
+        raise ValueError("axis is out of bounds")
+    return axis + ndim if axis < 0 else axis
+
+
+def _reduced_mask(axis, ndim):
+    """Boolean array, True on the axes reduced by np.sum(..., axis=axis) (Numba only)."""
+    raise NotImplementedError("only callable from Numba-compiled code")
+
+
+@overload(_reduced_mask)
+def _ov_reduced_mask(axis, ndim):
+    if isinstance(axis, types.Integer):
+        def impl(axis, ndim):
+            mask = np.zeros(ndim, np.bool_)
+            mask[_norm_axis(axis, ndim)] = True
+            return mask
+        return impl
+    if isinstance(axis, types.BaseTuple) and len(axis) == 0:
+        return lambda axis, ndim: np.zeros(ndim, np.bool_)
+    if isinstance(axis, types.UniTuple) and isinstance(axis.dtype, types.Integer):
+        def impl(axis, ndim):
+            mask = np.zeros(ndim, np.bool_)
+            for ax in axis:
+                mask[_norm_axis(ax, ndim)] = True
+            return mask
+        return impl
+    return None
+
+
+def _f64(x):
+    """x as float64, contiguous (C or F) when an array (Numba only)."""
+    raise NotImplementedError("only callable from Numba-compiled code")
+
+
+@overload(_f64)
+def _ov_f64(x):
+    if _is_scalar(x):
+        return lambda x: float(x)
+    if _is_array(x):
+        if x.dtype == types.float64 and x.layout in "CF":
+            return lambda x: x
+        if x.dtype == types.float64:
+            return lambda x: np.ascontiguousarray(x)
+        return lambda x: x.astype(np.float64)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Public helpers.
+
+@overload(rt.zeros_like)
+def _ov_zeros_like(x):
+    if _is_scalar(x):
+        return lambda x: 0.0
+    if _is_array(x):
+        return lambda x: np.zeros(x.shape)
+    return None
+
+
+@overload(rt.unbroadcast)
+def _ov_unbroadcast(g, like):
+    if _is_scalar(like):
+        if _is_scalar(g):
+            return lambda g, like: float(g)
+        if _is_array(g):
+            return lambda g, like: float(np.sum(g))
+        return None
+    if not _is_array(like):
+        return None
+    if _is_scalar(g):
+        return lambda g, like: _filled(like.shape, g)
+    if not _is_array(g):
+        return None
+    if g.ndim == like.ndim:
+        if g.dtype != types.float64:
+            if g.ndim == 0:
+                return lambda g, like: g.astype(np.float64)
+
+            def impl(g, like):
+                if g.shape == like.shape:
+                    return g.astype(np.float64)
+                return _reduce_to(g, like.shape)
+            return impl
+        if g.ndim == 0:
+            return lambda g, like: g
+
+        # Both branches return float64 arrays of this ndim; a non-C g makes
+        # Numba unify the return type to layout 'A'.
+        def impl(g, like):
+            if g.shape == like.shape:
+                return g
+            return _reduce_to(g, like.shape)
+        return impl
+    if g.ndim == 0:
+        return lambda g, like: _filled(like.shape, np.sum(g))
+    if like.ndim == 0:
+        return lambda g, like: _filled(like.shape, np.sum(g))
+    if g.ndim > like.ndim:
+        return lambda g, like: _reduce_to(g, like.shape)
+    raise TypingError(f"unbroadcast: gradient {g} has fewer dimensions than target {like}")
+
+
+@overload(rt.unreduce)
+def _ov_unreduce(g, a, axis):
+    if _is_scalar(a):
+        if _is_scalar(g):
+            return lambda g, a, axis: float(g)
+        if _is_array(g, 0):
+            return lambda g, a, axis: float(np.sum(g))
+        return None
+    if not _is_array(a) or not (_is_scalar(g) or _is_array(g)):
+        return None
+    if _is_none(axis):
+        if _is_scalar(g) or _is_array(g, 0):
+            return lambda g, a, axis: _filled(a.shape, np.sum(g))
+        return None
+    if a.ndim == 0 or not _is_axis(axis):
+        return None
+    if _is_scalar(g):
+        # e.g. np.sum(vector, axis=0): the reduced gradient is a plain number.
+        def impl(g, a, axis):
+            return _expand_to(np.full(1, float(g)), ~_reduced_mask(axis, a.ndim), a.shape)
+        return impl
+
+    def impl(g, a, axis):
+        return _expand_to(_flat_copy(g), ~_reduced_mask(axis, a.ndim), a.shape)
+    return impl
+
+
+@overload(rt.reduced_size)
+def _ov_reduced_size(a, axis):
+    if _is_scalar(a):
+        return lambda a, axis: 1.0
+    if not _is_array(a):
+        return None
+    if _is_none(axis):
+        return lambda a, axis: float(a.size)
+    if a.ndim == 0 or not _is_axis(axis):
+        return None
+
+    def impl(a, axis):
+        mask = _reduced_mask(axis, a.ndim)
+        size = 1
+        for k in range(a.ndim):
+            if mask[k]:
+                size *= a.shape[k]
+        return float(size)
+    return impl
+
+
+def _ov_dot_grad_a(g, a, b):
+    if _is_scalar(a) or _is_scalar(b):
+        # np.dot with a scalar operand is an elementwise product.
+        return lambda g, a, b: rt.unbroadcast(g * b, a)
+    if not (_is_array(a) and _is_array(b)):
+        return None
+    if a.ndim == 1 and b.ndim == 1:
+        return lambda g, a, b: _f64(g * b)
+    if a.ndim == 2 and b.ndim == 1:
+        return lambda g, a, b: np.outer(_f64(g), _f64(b))
+    if a.ndim == 1 and b.ndim == 2:
+        return lambda g, a, b: np.dot(_f64(b), _f64(g))
+    if a.ndim == 2 and b.ndim == 2:
+        return lambda g, a, b: np.dot(_f64(g), _f64(b).T)
+    return None
+
+
+def _ov_dot_grad_b(g, a, b):
+    if _is_scalar(a) or _is_scalar(b):
+        return lambda g, a, b: rt.unbroadcast(g * a, b)
+    if not (_is_array(a) and _is_array(b)):
+        return None
+    if a.ndim == 1 and b.ndim == 1:
+        return lambda g, a, b: _f64(g * a)
+    if a.ndim == 2 and b.ndim == 1:
+        return lambda g, a, b: np.dot(_f64(a).T, _f64(g))
+    if a.ndim == 1 and b.ndim == 2:
+        return lambda g, a, b: np.outer(_f64(a), _f64(g))
+    if a.ndim == 2 and b.ndim == 2:
+        return lambda g, a, b: np.dot(_f64(a).T, _f64(g))
+    return None
+
+
+overload(rt.dot_grad_a)(_ov_dot_grad_a)
+overload(rt.dot_grad_b)(_ov_dot_grad_b)
+# For 1-D/2-D operands a @ b and np.dot(a, b) have the same adjoints.
+overload(rt.matmul_grad_a)(_ov_dot_grad_a)
+overload(rt.matmul_grad_b)(_ov_dot_grad_b)

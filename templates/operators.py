@@ -1,0 +1,58 @@
+"""Python operators and their NumPy ufunc spellings.
+
+Arithmetic broadcasts, so these rules are registered with `broadcasting=True`: each contribution
+is summed back to its argument's shape.
+"""
+import operator
+
+import numpy
+
+from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
+
+from . import adjoint, d
+
+
+@adjoint(operator.add, numpy.add, broadcasting=True)
+def add(z, x, y):
+    d[x] = d[z]
+    d[y] = d[z]
+
+
+@adjoint(operator.sub, numpy.subtract, broadcasting=True)
+def subtract(z, x, y):
+    d[x] = d[z]
+    d[y] = -d[z]
+
+
+@adjoint(operator.mul, numpy.multiply, broadcasting=True)
+def multiply(z, x, y):
+    d[x] = d[z] * y
+    d[y] = d[z] * x
+
+
+@adjoint(operator.truediv, numpy.divide, broadcasting=True)
+def divide(z, x, y):
+    d[x] = d[z] / y
+    d[y] = -d[z] * z / y
+
+
+@adjoint(operator.pow, numpy.power, broadcasting=True)
+def power(z, x, y):
+    d[x] = d[z] * y * x ** (y - 1)
+    d[y] = d[z] * z * numpy.log(x)
+
+
+@adjoint(operator.neg, numpy.negative)
+def negative(z, x):
+    d[x] = -d[z]
+
+
+@adjoint(operator.pos, numpy.positive)
+def positive(z, x):
+    d[x] = d[z]
+
+
+@adjoint(operator.matmul, numpy.matmul)
+def matmul(z, x, y):
+    d[x] = rt.matmul_grad_a(d[z], x, y)
+    d[y] = rt.matmul_grad_b(d[z], x, y)

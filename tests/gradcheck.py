@@ -1,0 +1,52 @@
+"""Checking gradients against central finite differences, with JIT on and off."""
+import numpy as np
+
+import s2sad
+
+RTOL = 1e-6          # gradient vs finite differences, relative to max(1, |expected|)
+SAME = 1e-12         # JIT on vs JIT off
+
+
+def finite_difference(f, args, position, eps=1e-6):
+    """Central differences of scalar f w.r.t. args[position], in float64."""
+    args = list(args)
+    x = args[position]
+    if np.ndim(x) == 0:
+        def at(v):
+            return float(f(*args[:position], v, *args[position + 1:]))
+        return (at(x + eps) - at(x - eps)) / (2 * eps)
+    x = np.asarray(x, dtype=float)
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[index] += eps
+        minus[index] -= eps
+        grad[index] = (float(f(*args[:position], plus, *args[position + 1:]))
+                       - float(f(*args[:position], minus, *args[position + 1:]))) / (2 * eps)
+    return grad
+
+
+def assert_close(computed, expected, rtol=RTOL, what=""):
+    computed, expected = np.asarray(computed, float), np.asarray(expected, float)
+    assert computed.shape == expected.shape, f"{what}: shape {computed.shape} != {expected.shape}"
+    error = np.abs(computed - expected) / np.maximum(1.0, np.abs(expected))
+    assert np.all(error <= rtol), f"{what}: worst relative error {error.max():.2e}\n" \
+                                  f"computed={computed}\nexpected={expected}"
+
+
+def check_gradient(f, args, wrt, jit_fn=None, py_fn=None):
+    """The gradient of f at args matches finite differences, JIT on and off, and on == off."""
+    wrt = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
+    jit_fn = jit_fn or s2sad.grad(f, wrt=wrt, jit=True)
+    py_fn = py_fn or s2sad.grad(f, wrt=wrt, jit=False)
+    with_jit, without = jit_fn(*args), py_fn(*args)
+    names = list(__import__("inspect").signature(f).parameters)
+    for k, w in enumerate(wrt):
+        position = w if isinstance(w, int) else names.index(w)
+        expected = finite_difference(f, args, position)
+        assert_close(without[k], expected, what=f"{f.__name__} d/d{names[position]} (Python)")
+        assert_close(with_jit[k], expected, what=f"{f.__name__} d/d{names[position]} (Numba)")
+        assert_close(with_jit[k], without[k], rtol=SAME,
+                     what=f"{f.__name__} d/d{names[position]} JIT vs Python")
+        assert isinstance(with_jit[k], float) == (np.ndim(args[position]) == 0)
+    return with_jit
