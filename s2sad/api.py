@@ -67,7 +67,7 @@ class GradientFunction:
 
     @property
     def generated(self):
-        return pipeline.adjoint(self.func, self.positions)
+        return pipeline.gradient(self.func, self.positions)
 
     @property
     def path(self):

@@ -83,10 +83,9 @@ class Diagnostic:
     def render(self):
         lines = [f"{self.where}: {self.severity}: {self.message}"]
         lines += _source_excerpt(self.where)
-        if self.why:
-            lines.append(f"  why: {self.why}")
-        if self.fix:
-            lines.append(f"  fix: {self.fix}")
+        for label, text in (("why", self.why), ("fix", self.fix)):
+            if text:
+                lines.append(f"  {label}: " + text.replace("\n", "\n       "))
         return "\n".join(lines)
 
 

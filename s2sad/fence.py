@@ -18,7 +18,6 @@ ALLOWED_EXPRESSIONS = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.
                        gast.Attribute, gast.Tuple, gast.keyword)
 ALLOWED_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
 ALLOWED_UNARYOPS = (gast.USub, gast.UAdd)
-CONTEXTS = (gast.Load, gast.Store, gast.Param)
 
 # What to call a construct in a message; anything missing is named by its class.
 DESCRIPTIONS = {
@@ -39,7 +38,6 @@ DESCRIPTIONS = {
     gast.Starred: "star-arguments (`*args`)", gast.JoinedStr: "f-strings",
     gast.Dict: "dict displays", gast.Set: "set displays", gast.List: "list displays",
     gast.NamedExpr: "assignment expressions (`:=`)", gast.AnnAssign: "annotated assignments",
-    gast.Slice: "slices",
 }
 BINOP_SYMBOLS = {gast.FloorDiv: "//", gast.Mod: "%", gast.LShift: "<<", gast.RShift: ">>",
                  gast.BitOr: "|", gast.BitXor: "^", gast.BitAnd: "&"}
@@ -120,7 +118,9 @@ class _Fence:
         self._unsupported(node)
 
     def _expression(self, node):
-        if isinstance(node, CONTEXTS) or isinstance(node, (gast.operator, gast.unaryop)):
+        if not isinstance(node, (gast.expr, gast.keyword)) or isinstance(node, gast.Slice):
+            for child in gast.iter_child_nodes(node):  # operators, contexts, comprehensions...
+                self._expression(child)
             return
         if not isinstance(node, ALLOWED_EXPRESSIONS):
             self._unsupported(node)

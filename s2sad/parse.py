@@ -94,7 +94,9 @@ def parse_function(func):
 
 
 def _describe(func):
-    return f"{getattr(func, '__module__', None) or '?'}.{getattr(func, '__qualname__', func)}"
+    module = getattr(func, "__module__", None)
+    name = getattr(func, "__qualname__", repr(func))
+    return f"{module}.{name}" if module else f"'{name}'"
 
 
 def code_location(func):

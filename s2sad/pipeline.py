@@ -14,7 +14,7 @@ import textwrap
 import gast
 
 from . import __version__, activity, cache, emit, fence, normalize, optimize, parse, resolve
-from . import reverse
+from . import reverse, templates
 from .errors import Diagnostic, UnsupportedError
 from .naming import Namer
 
@@ -36,15 +36,28 @@ _in_progress = set()
 
 def adjoint(func, positions):
     """The generated adjoint of `func` w.r.t. the parameters at `positions` (a tuple of ints)."""
-    key = (func, func.__code__, "adjoint", tuple(positions))
+    key = (func, func.__code__, "adjoint", tuple(positions), templates.generation())
     if key not in _done:
         _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions)))
     return _done[key]
 
 
+def gradient(func, positions):
+    """`adjoint`, for a function that must return a scalar (checked where the source shows it)."""
+    generated = adjoint(func, positions)
+    returned = generated.source.tree.body[-1]
+    if isinstance(returned.value, gast.Tuple):
+        raise UnsupportedError([Diagnostic(
+            generated.source.loc(returned), f"'{func.__name__}' returns a tuple; a gradient "
+            "needs a scalar output",
+            fix="return one scalar (e.g. the sum of the parts); vector-Jacobian products of "
+                "tuple outputs are not supported yet")])
+    return generated
+
+
 def primal(func):
     """A generated copy of `func` that generated code (and Numba) can call."""
-    key = (func, func.__code__, "primal")
+    key = (func, func.__code__, "primal", templates.generation())
     if key not in _done:
         _done[key] = _guarded(key, lambda: _primal(func))
     return _done[key]

@@ -29,7 +29,7 @@ import operator
 
 import gast
 
-from . import template, templates
+from . import normalize, template, templates
 from .errors import Diagnostic, TemplateError
 
 BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -93,7 +93,7 @@ class _Reverse:
                 self._adjoint_of(self.body[k])
             reads |= self._reads(blocks[k], {**before[k], **after[k]})
         if self.problems:
-            raise TemplateError(self.problems)
+            raise TemplateError(sorted(self.problems, key=lambda d: (d.where.line, d.where.col)))
         grads = [self.env.get(name) or _call("rt.zeros_like", _name(name)) for name in self.wrt]
         initial = {name: ("param", name) for name in self.params}
         reads |= self._reads([gast.Expr(g) for g in grads], initial)
@@ -229,7 +229,8 @@ class _Reverse:
         for argument, expression in pairs:
             if not (isinstance(argument, gast.Name) and argument.id in varied):
                 continue
-            if rule.broadcasting:
+            others = [a for a in args if a is not argument]
+            if rule.broadcasting and not all(normalize.is_literal(a) for a in others):
                 expression = _call("rt.unbroadcast", expression, argument)
             self.contribute(argument.id, expression)
 
@@ -283,12 +284,21 @@ class _Reverse:
                   (f" ({rule.note})" if rule.note else "")
         else:
             why = f"{name} has no derivative template, and its source cannot be differentiated"
+        argument = _first_parameter(getattr(value, "s2sad_ref", None))
         short = name.rsplit(".", 1)[-1]
         self._problem(statement, f"no derivative template for {name}", why=why,
-                      fix=f"add one, e.g. `@s2sad.adjoint({name})\\n"
-                          f"       def {short}(z, x): d[x] = d[z] * ...`  (see README, "
-                          f"'Adding a derivative'), or compute this value outside the "
-                          "differentiated function")
+                      fix=f"register one (README: 'Adding a derivative'), e.g.\n"
+                          f"    @s2sad.adjoint({name})\n"
+                          f"    def {short}(result, {argument}, ...):\n"
+                          f"        d[{argument}] = d[result] * ...\n"
+                          "or compute this value outside the differentiated function")
+
+
+def _first_parameter(func):
+    try:
+        return next(iter(inspect.signature(func).parameters))
+    except (TypeError, ValueError, StopIteration):
+        return "x"
 
 
 def _params(args):

@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import inspect
 import textwrap
+import types
 
 import gast
 
@@ -61,11 +62,15 @@ def load(function):
     """Parse and check a template function (cached per function)."""
     lines, first_line = inspect.getsourcelines(function)
     path = inspect.getsourcefile(function)
+    indent = len(lines[0]) - len(lines[0].lstrip())
     tree = gast.parse(textwrap.dedent("".join(lines))).body[0]
+    parameters = {a.id for a in gast.walk(tree.args) if isinstance(a, gast.Name)}
+    _Modules(function.__globals__, parameters).visit(tree)
     problems = []
 
     def problem(node, message):
-        problems.append(Diagnostic(Location(path, first_line + node.lineno - 1, node.col_offset),
+        problems.append(Diagnostic(Location(path, first_line + node.lineno - 1,
+                                            node.col_offset + indent),
                                    f"malformed derivative template: {message}",
                                    fix="write each line as `d[argument] = expression`, using "
                                        "only the parameters, d[result], numpy, math and rt"))
@@ -100,6 +105,31 @@ def load(function):
     signature = inspect.signature(function)
     signature = signature.replace(parameters=list(signature.parameters.values())[1:])
     return Template(function.__name__, result, signature, found)
+
+
+class _Modules(gast.NodeTransformer):
+    """Spell module aliases the emitter's way (`np.cos` in a user's template -> `numpy.cos`)."""
+
+    def __init__(self, namespace, parameters):
+        self.namespace = namespace
+        self.parameters = parameters
+
+    def visit_Name(self, node):
+        module = None if node.id in self.parameters else self.namespace.get(node.id)
+        if isinstance(module, types.ModuleType):
+            name = module.__name__
+            canonical = "rt" if name == "s2sad.rt" else name
+            if canonical.split(".")[0] in TEMPLATE_MODULES:
+                return gast.copy_location(_dotted(canonical), node)
+        return node
+
+
+def _dotted(name):
+    parts = name.split(".")
+    node = gast.Name(parts[0], gast.Load(), None, None)
+    for part in parts[1:]:
+        node = gast.Attribute(node, part, gast.Load())
+    return node
 
 
 def _adjoint_subject(node):

@@ -55,9 +55,16 @@ class Rule:
 
 
 REGISTRY = {}
+_changes = [0]  # bumped on every registration, so transformations made before it are redone
+
+
+def generation():
+    """A number that changes whenever a rule is registered."""
+    return _changes[0]
 
 
 def _key(primal):
+    _changes[0] += 1
     try:
         hash(primal)
     except TypeError:

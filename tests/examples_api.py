@@ -1,0 +1,50 @@
+"""Functions for the API, error and cache tests (they need real source files)."""
+import math
+
+import numpy as np
+
+import s2sad
+
+
+def f(x, w):
+    z = np.sin(x * w)
+    return np.sum(z * z) + w ** 2
+
+
+@s2sad.grad
+def g_decorated(x):
+    return x * math.exp(x)
+
+
+@s2sad.grad(wrt=(0, 1))
+def h_decorated(x, y):
+    return x * y + math.sin(y)
+
+
+def returns_array(x):
+    return x * 2.0
+
+
+def returns_tuple(x):
+    return x, x
+
+
+def flipped(x):
+    return np.sum(np.flip(x) * np.arange(3.0))
+
+
+def unsupported_everything(x, items):
+    if x > 0:
+        x = -x
+    while x < 1:
+        x = x + 1
+    y = [v for v in items]
+    return x[0] + y
+
+
+def recursive(x):
+    return recursive(x * 0.5)
+
+
+def calls_unknown(x):
+    return np.fft.fft(x)

@@ -1,0 +1,112 @@
+"""Bad input gets one clear error: file:line:col, the source line with a caret, why, and fix;
+every problem at once; never a traceback from inside s2sad, never a silent zero."""
+import numpy as np
+import pytest
+
+import s2sad
+from s2sad import templates
+from examples_api import calls_unknown, flipped, recursive, unsupported_everything
+from gradcheck import assert_close, finite_difference
+
+
+def error_of(func, *args, **options):
+    with pytest.raises(s2sad.UserError) as info:
+        s2sad.grad(func, **options)(*args)
+    return info.value
+
+
+def test_all_unsupported_constructs_are_listed_at_once():
+    error = error_of(unsupported_everything, 1.0, [1.0])
+    text = str(error)
+    assert text.startswith("6 problems found:")
+    for where, what in [
+        ("examples_api.py:37:5: error: not supported yet: `if` statements", "if x > 0:"),
+        ("examples_api.py:37:8: error: not supported yet: comparisons", "^^^^^"),
+        ("examples_api.py:39:5: error: not supported yet: `while` loops", "while x < 1:"),
+        ("examples_api.py:39:11: error: not supported yet: comparisons", "x < 1"),
+        ("examples_api.py:41:9: error: not supported yet: list comprehensions",
+         "[v for v in items]"),
+        ("examples_api.py:42:12: error: not supported yet: indexing", "x[0]"),
+    ]:
+        assert where in text and what in text
+    assert all(d.where.path.endswith("examples_api.py") for d in error.diagnostics)
+    assert "why: " in text and "fix: " in text
+
+
+def test_missing_template_names_the_function_and_how_to_add_one():
+    error = error_of(flipped, np.ones(3))
+    text = str(error)
+    assert isinstance(error, s2sad.TemplateError)
+    assert "examples_api.py:33:19: error: no derivative template for numpy.flip" in text
+    assert "np.sum(np.flip(x) * np.arange(3.0))" in text
+    assert "@s2sad.adjoint(numpy.flip)" in text and "d[m] = d[result]" in text
+
+
+def test_a_user_rule_fixes_the_missing_template():
+    @s2sad.adjoint(np.flip)
+    def flip(z, m):
+        d[m] = np.flip(d[z])  # noqa: F821  (d is the template placeholder)
+    try:
+        x = np.array([0.5, -1.0, 2.0])
+        gradient = s2sad.grad(flipped, jit=False)(x)
+        assert_close(gradient, finite_difference(flipped, (x,), 0))
+    finally:
+        del templates.REGISTRY[np.flip]
+
+
+def test_malformed_template_is_reported_at_the_template():
+    @s2sad.adjoint(np.flip)
+    def flip(z, m):
+        d[m] = np.flip(d[z]) * unknown  # noqa: F821
+    try:
+        with pytest.raises(s2sad.TemplateError, match="malformed derivative template: "
+                                                      "unknown name 'unknown'") as info:
+            s2sad.grad(flipped, jit=False)(np.ones(3))
+        assert info.value.diagnostics[0].where.path == __file__
+    finally:
+        del templates.REGISTRY[np.flip]
+
+
+def test_unknown_numpy_function():
+    text = str(error_of(calls_unknown, np.ones(4)))
+    assert "no derivative template for numpy.fft.fft" in text
+
+
+def test_recursion_is_rejected():
+    text = str(error_of(recursive, 1.0))
+    assert "examples_api.py:46:12: error: 'recursive' calls itself" in text
+
+
+def test_function_without_source():
+    namespace = {}
+    exec("def k(x):\n    return x * 2\n", namespace)
+    text = str(error_of(namespace["k"], 1.0))
+    assert "cannot read the source of 'k'" in text and "fix: define the function" in text
+
+
+def test_lambda():
+    text = str(error_of(lambda x: x * 2, 1.0))
+    assert "lambda" in text
+
+
+def test_global_array():
+    namespace = {"__name__": "examples_api"}
+    import examples_api
+    examples_api.WEIGHTS = np.ones(3)
+    try:
+        def uses_global(x):
+            return np.sum(x * WEIGHTS)  # noqa: F821
+        uses_global.__globals__["WEIGHTS"] = np.ones(3)
+        text = str(error_of(uses_global, np.ones(3)))
+        assert "the global 'WEIGHTS' (ndarray) cannot be used" in text
+        assert "fix: pass it to the function as an argument" in text
+    finally:
+        del examples_api.WEIGHTS
+        namespace.clear()
+
+
+def test_every_error_is_an_s2sad_error():
+    assert issubclass(s2sad.UserError, s2sad.S2sadError)
+    assert issubclass(s2sad.ArgumentError, s2sad.S2sadError)
+    assert issubclass(s2sad.OutputError, s2sad.S2sadError)
+    assert issubclass(s2sad.InternalError, s2sad.S2sadError)
