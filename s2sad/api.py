@@ -55,7 +55,10 @@ class GradientFunction:
     """A callable gradient; `.path` is the generated file, `.source` its text."""
 
     def __init__(self, func, wrt, jit, with_value):
-        if not callable(func) or not hasattr(func, "__code__"):
+        if inspect.ismethod(func):
+            raise ArgumentError(f"{func.__qualname__} is a bound method; differentiate a plain "
+                                "function (pass the object's data as arguments)")
+        if not inspect.isfunction(func):
             raise ArgumentError(f"s2sad can only differentiate Python functions, not {func!r}")
         self.func = func
         self.signature = inspect.signature(func)

@@ -1,5 +1,6 @@
 """Every corpus function matches central finite differences, with JIT on and off, on random
 inputs; JIT on and off agree to 1e-12."""
+import ast
 import warnings
 
 import numpy as np
@@ -22,6 +23,19 @@ def test_gradient_matches_finite_differences(f, make_args, wrt):
     fallbacks = [w for w in caught if issubclass(w.category, s2sad.JitFallbackWarning)]
     if f.__name__ in NOT_NUMBA:
         assert len(fallbacks) == 1, "expected exactly one fallback warning"
-        assert f.__name__ in str(fallbacks[0].message)
+        message = str(fallbacks[0].message)
+        assert f"the gradient of {f.__name__}" in message and "reason: " in message
+        assert f"at {jit_fn.path}:" in message  # the generated line Numba stopped at
     else:
         assert not fallbacks, f"Numba could not compile {f.__name__}: {fallbacks[0].message}"
+
+
+@pytest.mark.parametrize("f, make_args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_generated_code_reads_back(f, make_args, wrt):
+    """The printed adjoint parses, and every backward block points at its source line."""
+    text = s2sad.grad(f, wrt=wrt).source
+    tree = ast.parse(text)
+    assert [node.name for node in tree.body if isinstance(node, ast.FunctionDef)] == \
+        [f"d{f.__name__}"]
+    assert "# ---- backward sweep ----" in text
+    assert "# grad of: " in text and "corpus_straight.py:" in text
