@@ -114,6 +114,19 @@ def self_referencing_call(x):
     return x * y
 
 
+def keyword_only(x, *, scale=2.0, shift=0.5):
+    return square_plus(x, b=shift) * scale
+
+
+def make_scaled(k):
+    def scaled(x):
+        return x * k + math.sin(x)
+    return scaled
+
+
+closure = make_scaled(1.7)
+
+
 # ---- arrays ---------------------------------------------------------------------------------
 
 def issue_example(x, w):
@@ -213,6 +226,8 @@ CASES = [
     (ints_mixed, lambda r: (_pos(r), 2), 0),
     (calls, lambda r: (_any(r) * 0.5, _any(r) * 0.5), (0, 1)),
     (self_referencing_call, lambda r: (_any(r),), 0),
+    (keyword_only, lambda r: (_any(r),), 0),
+    (closure, lambda r: (_any(r),), 0),
     (issue_example, lambda r: (_any(r, 5), _any(r)), (0, 1)),
     (elementwise, lambda r: (r.uniform(-1, 1, size=(3, 4)),), 0),
     (broadcasting, lambda r: (_any(r, 3, 1), _pos(r, 4), _any(r)), (0, 1, 2)),
