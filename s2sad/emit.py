@@ -12,7 +12,6 @@ import astor
 import gast
 
 from .errors import InternalError
-from .reverse import Comment
 
 _MARKER = "__s2sad_comment_{}__"
 _MARKER_LINE = re.compile(r"^(\s*)__s2sad_comment_(\d+)__$")

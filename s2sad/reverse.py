@@ -78,12 +78,12 @@ class _Reverse:
         self.out = None          # the block being built
         self.problems = []
         self.d_result = namer.fresh("d_result")
+        self.discard = None      # the name for values a callee's adjoint returns but we ignore
 
     # ---- assembling the function --------------------------------------------------------------
 
     def build(self, adjoint_name):
         before, after = self._versions()
-        final = after[-1] if after else {name: ("param", name) for name in self.params}
         blocks, reads = {}, set()
         self.out = blocks[len(self.body)] = []
         self._seed_return()
@@ -99,15 +99,14 @@ class _Reverse:
         reads |= self._reads([gast.Expr(g) for g in grads], initial)
         forward, saved = self._forward(before, reads)
         value = self.returned.value
-        if _names(value) & {target for target, _ in saved.values()}:
+        if _names(value) & {target for pairs in saved.values() for target, _ in pairs}:
             value_name = self.namer.fresh("value")  # its name is restored in the backward sweep
             forward.append(_assign(value_name, value))
             value = _name(value_name)
         backward, commented = [Comment("---- backward sweep ----")], None
         for k in reversed(range(len(self.body) + 1)):
             block = blocks[k]
-            if k in saved:
-                target, save = saved[k]
+            for target, save in saved.get(k, ()):
                 block.append(_assign(target, _name(save)))
             if block and self._origin(k) is not commented:  # one comment per source statement
                 commented = self._origin(k)
@@ -130,7 +129,7 @@ class _Reverse:
                 if old is not None and (target, old) in reads:
                     save = self.namer.numbered(f"_{target}_")
                     forward.append(_assign(save, _name(target)))
-                    saved[k] = (target, save)
+                    saved.setdefault(k, []).append((target, save))
             forward.append(statement)
         return forward, saved
 
@@ -235,9 +234,12 @@ class _Reverse:
             self.contribute(argument.id, expression)
 
     def _protect(self, target, seed, arguments):
-        """If the seed aliases an adjoint this block reassigns, copy it to the target's own."""
+        """If the seed aliases an adjoint this block reassigns, copy it to a variable of its
+        own: the target's adjoint (free again, the target was just killed), or for a tuple of
+        adjoints a fresh name."""
         if _names(seed) & {self.namer.adjoint(a) for a in arguments}:
-            own = self.namer.adjoint(target)
+            own = self.namer.numbered("_dout") if isinstance(seed, gast.Tuple) \
+                else self.namer.adjoint(target)
             self.out.append(_assign(own, seed))
             return _name(own)
         return seed
@@ -261,8 +263,10 @@ class _Reverse:
         if not positions:
             return
         adjoint = self.link(call.s2sad_ref, tuple(positions))
-        outputs = [self.namer.fresh("_")] + [self.namer.numbered(f"_{self.namer.adjoint(args[i].id)}_")
-                                             for i in positions]
+        if self.discard is None:
+            self.discard = self.namer.fresh("_")
+        outputs = [self.discard]
+        outputs += [self.namer.numbered(f"_{self.namer.adjoint(args[i].id)}_") for i in positions]
         seed = self._protect(names[0], seed, [args[i].id for i in positions])
         self.out.append(gast.Assign(
             [gast.Tuple([_name(o, store=True) for o in outputs], gast.Store())],

@@ -114,6 +114,21 @@ def self_referencing_call(x):
     return x * y
 
 
+def aliasing(x, y):
+    s = x * y
+    t = s
+    u = t + s
+    s = u * x
+    return s + t + u
+
+
+def tuple_aliasing(a, b):
+    p, q = pair(a, b)
+    a, b = pair(p, q)
+    q, p = pair(p + a, q)
+    return a * p + b + q
+
+
 def keyword_only(x, *, scale=2.0, shift=0.5):
     return square_plus(x, b=shift) * scale
 
@@ -226,6 +241,8 @@ CASES = [
     (ints_mixed, lambda r: (_pos(r), 2), 0),
     (calls, lambda r: (_any(r) * 0.5, _any(r) * 0.5), (0, 1)),
     (self_referencing_call, lambda r: (_any(r),), 0),
+    (aliasing, lambda r: (_any(r), _any(r)), (0, 1)),
+    (tuple_aliasing, lambda r: (_any(r), _any(r)), (0, 1)),
     (keyword_only, lambda r: (_any(r),), 0),
     (closure, lambda r: (_any(r),), 0),
     (issue_example, lambda r: (_any(r, 5), _any(r)), (0, 1)),
