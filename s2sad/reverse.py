@@ -166,17 +166,27 @@ class _Reverse:
             self.env[name] = expression  # alias: no copy needed
             return
         value = expression if current is None else gast.BinOp(current, gast.Add(), expression)
-        self._release(var, keep=name)
+        self._release(var, keep=name, busy=_names(value))
         self.out.append(_assign(var, value))
         self.env[name] = _name(var)
 
-    def _release(self, var, keep):
-        """Before `var` is reassigned, give every alias of it a variable of its own."""
+    def _release(self, var, keep, busy):
+        """Before `var` is reassigned, give every other alias of it a variable of its own."""
         for other, expression in list(self.env.items()):
             if other != keep and var in _names(expression):
-                own = self.namer.adjoint(other)
+                own = self._free_adjoint(other, busy | {var})
                 self.out.append(_assign(own, expression))
                 self.env[other] = _name(own)
+
+    def _free_adjoint(self, name, busy=frozenset()):
+        """`name`'s adjoint variable, or a fresh one if that variable still holds another value
+        (after `a, b = b, a` the adjoint of a can live in db)."""
+        own = self.namer.adjoint(name)
+        held = set(busy)
+        for other, expression in self.env.items():
+            if other != name:
+                held |= _names(expression)
+        return self.namer.numbered(f"_{own}_") if own in held else own
 
     # ---- one statement ------------------------------------------------------------------------
 
@@ -239,7 +249,7 @@ class _Reverse:
         adjoints a fresh name."""
         if _names(seed) & {self.namer.adjoint(a) for a in arguments}:
             own = self.namer.numbered("_dout") if isinstance(seed, gast.Tuple) \
-                else self.namer.adjoint(target)
+                else self._free_adjoint(target, _names(seed))
             self.out.append(_assign(own, seed))
             return _name(own)
         return seed
