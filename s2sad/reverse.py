@@ -83,6 +83,7 @@ class _Reverse:
     # ---- assembling the function --------------------------------------------------------------
 
     def build(self, adjoint_name):
+        self._mark_scalars()
         before, after = self._versions()
         blocks, reads = {}, set()
         self.out = blocks[len(self.body)] = []
@@ -132,6 +133,28 @@ class _Reverse:
                     saved.setdefault(k, []).append((target, save))
             forward.append(statement)
         return forward, saved
+
+    def _mark_scalars(self):
+        """Annotate each statement with the names known to hold scalars before it: results of
+        `math` functions, `float`, `int`, `len`, and arithmetic on such values. A broadcasting
+        rule needs no `rt.unbroadcast` when every other operand is a known scalar."""
+        scalars = set()
+        for statement in self.body:
+            statement.s2sad_scalars = frozenset(scalars)
+            value = statement.value
+            if isinstance(value, gast.Call):
+                known = _module_of(value.func) == "math" or \
+                    _module_of(value.func) in ("float", "int", "len")
+            elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Name)) or \
+                    normalize.is_literal(value):
+                known = all(_is_scalar(a, scalars) for a in gast.iter_child_nodes(value)
+                            if isinstance(a, gast.expr)) if not isinstance(value, gast.Name) \
+                    else value.id in scalars
+            else:
+                known = False
+            for target in _targets(statement):
+                (scalars.add if known and len(_targets(statement)) == 1 else
+                 scalars.discard)(target)
 
     def _versions(self):
         """For each statement, the version of every primal name before and after it."""
@@ -239,7 +262,8 @@ class _Reverse:
             if not (isinstance(argument, gast.Name) and argument.id in varied):
                 continue
             others = [a for a in args if a is not argument]
-            if rule.broadcasting and not all(normalize.is_literal(a) for a in others):
+            if rule.broadcasting and not all(_is_scalar(a, statement.s2sad_scalars)
+                                             for a in others):
                 expression = _call("rt.unbroadcast", expression, argument)
             self.contribute(argument.id, expression)
 
@@ -325,6 +349,17 @@ def _targets(statement):
 
 def _names(node):
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def _is_scalar(atom, scalars):
+    return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
+
+
+def _module_of(func):
+    """'math' for math.sin, 'float' for float: the root name of a called function."""
+    while isinstance(func, gast.Attribute):
+        func = func.value
+    return func.id if isinstance(func, gast.Name) else None
 
 
 def _is_reference(expression):
