@@ -16,6 +16,8 @@ from gradcheck import assert_close, finite_difference
 HELPERS = '''
 import math
 
+import numpy as np
+
 
 def mix(a, b):
     return a * math.cos(b) + 0.5 * b
@@ -61,6 +63,48 @@ def random_program(rng, n_params=3, n_statements=10):
     return "\n".join(lines) + "\n"
 
 
+ARRAY_UNARY = ["np.sin({})", "np.tanh({})", "np.exp(0.3 * {})", "np.sqrt({} * {} + 1.0)",
+               "-{}", "np.abs({}) * {}", "np.square({})"]
+ARRAY_BINARY = ["{} + {}", "{} - {}", "{} * {}", "{} / ({} * {} + 1.0)"]
+
+
+def random_array_program(rng, n_statements=8):
+    """Programs on a scalar `s`, a vector `a` (3,) and a matrix `B` (2, 3): broadcasting,
+    reductions, products."""
+    shapes = {"s": (), "a": (3,), "B": (2, 3)}
+    lines = ["def f(s, a, B):"]
+    for k in range(n_statements):
+        names = list(shapes)
+        x, y = rng.choice(names), rng.choice(names)
+        target = rng.choice(names) if rng.random() < 0.3 else f"v{k}"
+        kind = rng.random()
+        if kind < 0.35:
+            template = rng.choice(ARRAY_UNARY)
+            expression, shape = template.format(*([x] * template.count("{}"))), shapes[x]
+        elif kind < 0.75:
+            template = rng.choice(ARRAY_BINARY)
+            expression = template.format(*[x, y, y][:template.count("{}")])
+            shape = max(shapes[x], shapes[y], key=len)
+        elif kind < 0.85:
+            if shapes[x] == (2, 3):
+                expression, shape = f"np.sum({x}, axis=0)", (3,)
+            else:
+                expression, shape = f"np.{rng.choice(['sum', 'mean'])}({x})", ()
+        elif kind < 0.93:
+            expression, shape = ("np.dot(a, {})".format(x), ()) if shapes[x] == (3,) else \
+                (f"np.sum(B @ a) * {x}", shapes[x])
+        else:
+            expression, shape = f"{x} @ {y}" if shapes[x] == shapes[y] == (3,) else \
+                f"np.sum({x})", ()
+        if target in ("s", "a", "B") and shape != shapes[target]:
+            target = f"v{k}"
+        lines.append(f"    {target} = {expression}")
+        shapes[target] = shape
+    picked = rng.sample(list(shapes), 3)
+    lines.append("    return " + " + ".join(f"np.sum({n})" for n in picked))
+    return "\n".join(lines) + "\n"
+
+
 def load_program(tmp_path, index, text):
     path = tmp_path / f"random_program_{index}.py"
     path.write_text(HELPERS + "\n\n" + text)
@@ -92,11 +136,28 @@ def test_random_programs_match_finite_differences(tmp_path, batch):
             raise AssertionError(f"program {index}:\n{text}\n{exc}") from None
 
 
+@pytest.mark.parametrize("batch", range(2))
+def test_random_array_programs_match_finite_differences(tmp_path, batch):
+    for index in range(5000 + batch * 50, 5000 + batch * 50 + 50):
+        text = random_array_program(random.Random(index))
+        f = load_program(tmp_path, index, text)
+        rng = np.random.default_rng(index)
+        args = (float(rng.uniform(-1, 1)), rng.uniform(-1, 1, 3), rng.uniform(-1, 1, (2, 3)))
+        try:
+            _check(f, args, jit=False)
+        except AssertionError as exc:
+            raise AssertionError(f"program {index}:\n{text}\n{exc}") from None
+
+
 def test_random_programs_jit_equals_python(tmp_path):
-    for index in range(3):
-        text = random_program(random.Random(1000 + index), n_statements=12)
+    rng = np.random.default_rng(0)
+    programs = [(random_program(random.Random(1000 + k), n_statements=12),
+                 tuple(rng.uniform(-1, 1, size=3))) for k in range(3)]
+    programs += [(random_array_program(random.Random(2000 + k), n_statements=10),
+                  (float(rng.uniform(-1, 1)), rng.uniform(-1, 1, 3), rng.uniform(-1, 1, (2, 3))))
+                 for k in range(2)]
+    for index, (text, args) in enumerate(programs):
         f = load_program(tmp_path, 1000 + index, text)
-        args = tuple(np.random.default_rng(index).uniform(-1, 1, size=3))
         on, off = _check(f, args, jit=True), _check(f, args, jit=False)
         for a, b in zip(on, off):
-            assert_close(a, b, rtol=1e-12, what=f"program {index}: JIT vs Python")
+            assert_close(a, b, rtol=1e-12, what=f"program {index}: JIT vs Python\n{text}")
