@@ -17,7 +17,7 @@
 
 Rules that keep the output small and right:
 - Adjoints come into existence at their first contribution (`dz = ...`, not `dz = 0; dz += ...`);
-  a contribution that is just another adjoint is an alias, not a copy (`env` below).
+  a contribution that is just another adjoint is an alias, not a copy (adjoints.py).
 - In the backward sweep every primal name holds the value it had at that point of the forward
   sweep: a name that is overwritten is saved before the overwrite and restored at the end of the
   overwriting statement's adjoint block, but only if some earlier block reads the old value.
@@ -29,17 +29,13 @@ import operator
 
 import gast
 
-from . import normalize, template, templates
+from . import nodes, normalize, template, templates
+from .adjoints import Adjoints
 from .errors import Diagnostic, TemplateError
 
 BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
           gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul}
 UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
-
-
-class Comment(gast.stmt):
-    """A `# text` line in generated code (printed by the emitter)."""
-    _fields = ("text",)
 
 
 def reverse(source, body, wrt, namer, link, adjoint_name):
@@ -49,19 +45,6 @@ def reverse(source, body, wrt, namer, link, adjoint_name):
     a callee's adjoint for those argument positions; `adjoint_name` names the new function.
     """
     return _Reverse(source, body, wrt, namer, link).build(adjoint_name)
-
-
-def _name(identifier, store=False):
-    return gast.Name(identifier, gast.Store() if store else gast.Load(), None, None)
-
-
-def _assign(name, value):
-    return gast.Assign([_name(name, store=True)], value, None)
-
-
-def _call(dotted, *args):
-    module, attribute = dotted.split(".")
-    return gast.Call(gast.Attribute(_name(module), attribute, gast.Load()), list(args), [])
 
 
 class _Reverse:
@@ -74,8 +57,7 @@ class _Reverse:
         self.link = link
         self.params = [a.id for a in _params(source.tree.args)]
         self.primal_names = set(self.params) | {t for s in self.body for t in _targets(s)}
-        self.env = {}            # primal name -> expression of its adjoint (absent: zero)
-        self.out = None          # the block being built
+        self.adjoints = Adjoints(namer)
         self.problems = []
         self.d_result = namer.fresh("d_result")
         self.discard = None      # the name for values a callee's adjoint returns but we ignore
@@ -86,50 +68,51 @@ class _Reverse:
         self._mark_scalars()
         before, after = self._versions()
         blocks, reads = {}, set()
-        self.out = blocks[len(self.body)] = []
+        self.adjoints.out = blocks[len(self.body)] = []
         self._seed_return()
         for k in reversed(range(len(self.body))):
-            self.out = blocks[k] = []
+            self.adjoints.out = blocks[k] = []
             if self.body[k].s2sad_active:
                 self._adjoint_of(self.body[k])
             reads |= self._reads(blocks[k], {**before[k], **after[k]})
         if self.problems:
             raise TemplateError(sorted(self.problems, key=lambda d: (d.where.line, d.where.col)))
-        grads = [self.env.get(name) or _call("rt.zeros_like", _name(name)) for name in self.wrt]
+        grads = [self.adjoints.get(p) or nodes.call("rt.zeros_like", nodes.name(p))
+                 for p in self.wrt]
         initial = {name: ("param", name) for name in self.params}
         reads |= self._reads([gast.Expr(g) for g in grads], initial)
         forward, saved = self._forward(before, reads)
         value = self.returned.value
-        if _names(value) & {target for pairs in saved.values() for target, _ in pairs}:
+        if nodes.names(value) & {target for pairs in saved.values() for target, _ in pairs}:
             value_name = self.namer.fresh("value")  # its name is restored in the backward sweep
-            forward.append(_assign(value_name, value))
-            value = _name(value_name)
-        backward, commented = [Comment("---- backward sweep ----")], None
+            forward.append(nodes.assign(value_name, value))
+            value = nodes.name(value_name)
+        backward, commented = [nodes.Comment("---- backward sweep ----")], None
         for k in reversed(range(len(self.body) + 1)):
             block = blocks[k]
             for target, save in saved.get(k, ()):
-                block.append(_assign(target, _name(save)))
+                block.append(nodes.assign(target, nodes.name(save)))
             if block and self._origin(k) is not commented:  # one comment per source statement
                 commented = self._origin(k)
-                backward.append(Comment(f"grad of: {self._comment(k)}"))
+                backward.append(nodes.Comment(f"grad of: {self._comment(k)}"))
             backward.extend(block)
         backward.append(gast.Return(gast.Tuple([value] + grads, gast.Load())))
-        params = [_name(p) for p in self.params] + [_name(self.d_result)]
+        params = [nodes.name(p) for p in self.params] + [nodes.name(self.d_result)]
         args = gast.arguments(params, [], None, [], [], None, [])
         return gast.FunctionDef(adjoint_name, args, forward + backward, [], None, None, [])
 
     def _forward(self, versions_before, reads):
         """The primal statements, with a save before each overwrite whose old value is read."""
-        forward = [Comment("---- forward sweep ----")]
+        forward = [nodes.Comment("---- forward sweep ----")]
         saved = {}
         for k, statement in enumerate(self.body):
             if k == 0 or self._origin(k) is not self._origin(k - 1):
-                forward.append(Comment(self._comment(k)))
+                forward.append(nodes.Comment(self._comment(k)))
             for target in sorted(_targets(statement)):
                 old = versions_before[k].get(target)
                 if old is not None and (target, old) in reads:
                     save = self.namer.numbered(f"_{target}_")
-                    forward.append(_assign(save, _name(target)))
+                    forward.append(nodes.assign(save, nodes.name(target)))
                     saved.setdefault(k, []).append((target, save))
             forward.append(statement)
         return forward, saved
@@ -179,38 +162,6 @@ class _Reverse:
         origin = self._origin(k)
         return f"{self.source.segment(origin)}   [{self.source.where(origin)}]"
 
-    # ---- adjoint accumulation ---------------------------------------------------------------
-
-    def contribute(self, name, expression):
-        """Add `expression` to the adjoint of primal `name`."""
-        var = self.namer.adjoint(name)
-        current = self.env.get(name)
-        if current is None and _is_reference(expression):
-            self.env[name] = expression  # alias: no copy needed
-            return
-        value = expression if current is None else gast.BinOp(current, gast.Add(), expression)
-        self._release(var, keep=name, busy=_names(value))
-        self.out.append(_assign(var, value))
-        self.env[name] = _name(var)
-
-    def _release(self, var, keep, busy):
-        """Before `var` is reassigned, give every other alias of it a variable of its own."""
-        for other, expression in list(self.env.items()):
-            if other != keep and var in _names(expression):
-                own = self._free_adjoint(other, busy | {var})
-                self.out.append(_assign(own, expression))
-                self.env[other] = _name(own)
-
-    def _free_adjoint(self, name, busy=frozenset()):
-        """`name`'s adjoint variable, or a fresh one if that variable still holds another value
-        (after `a, b = b, a` the adjoint of a can live in db)."""
-        own = self.namer.adjoint(name)
-        held = set(busy)
-        for other, expression in self.env.items():
-            if other != name:
-                held |= _names(expression)
-        return self.namer.numbered(f"_{own}_") if own in held else own
-
     # ---- one statement ------------------------------------------------------------------------
 
     def _seed_return(self):
@@ -218,22 +169,22 @@ class _Reverse:
         elements = value.elts if isinstance(value, gast.Tuple) else [value]
         for i, element in enumerate(elements):
             if isinstance(element, gast.Name) and element.id in self.returned.s2sad_varied:
-                seed = _name(self.d_result)
+                seed = nodes.name(self.d_result)
                 if isinstance(value, gast.Tuple):
                     seed = gast.Subscript(seed, gast.Constant(i, None), gast.Load())
-                self.contribute(element.id, seed)
+                self.adjoints.contribute(element.id, seed)
 
     def _adjoint_of(self, statement):
         value = statement.value
         if isinstance(value, gast.Call) and _is_user_call(value):
             return self._adjoint_of_call(statement)
         target = statement.targets[0].id
-        seed = self.env.pop(target, None)
+        seed = self.adjoints.take(target)
         if seed is None:
             return
         varied = statement.s2sad_varied
         if isinstance(value, gast.Name):
-            self.contribute(value.id, seed)
+            self.adjoints.contribute(value.id, seed)
             return
         if isinstance(value, gast.BinOp):
             rule, args, keywords = templates.rule_for(BINARY[type(value.op)]), \
@@ -253,9 +204,9 @@ class _Reverse:
                                  "argument; this is not supported yet")
         candidates = [a.id for a in [*args, *keywords.values()]
                       if isinstance(a, gast.Name) and a.id in varied]
-        seed = self._protect(target, seed, candidates)
+        seed = self.adjoints.protect(target, seed, candidates)
         try:
-            pairs = template.contributions(rule, args, keywords, _name(target), seed)
+            pairs = template.contributions(rule, args, keywords, nodes.name(target), seed)
         except template.BindError as exc:
             return self._problem(statement, str(exc))
         for argument, expression in pairs:
@@ -264,28 +215,17 @@ class _Reverse:
             others = [a for a in args if a is not argument]
             if rule.broadcasting and not all(_is_scalar(a, statement.s2sad_scalars)
                                              for a in others):
-                expression = _call("rt.unbroadcast", expression, argument)
-            self.contribute(argument.id, expression)
-
-    def _protect(self, target, seed, arguments):
-        """If the seed aliases an adjoint this block reassigns, copy it to a variable of its
-        own: the target's adjoint (free again, the target was just killed), or for a tuple of
-        adjoints a fresh name."""
-        if _names(seed) & {self.namer.adjoint(a) for a in arguments}:
-            own = self.namer.numbered("_dout") if isinstance(seed, gast.Tuple) \
-                else self._free_adjoint(target, _names(seed))
-            self.out.append(_assign(own, seed))
-            return _name(own)
-        return seed
+                expression = nodes.call("rt.unbroadcast", expression, argument)
+            self.adjoints.contribute(argument.id, expression)
 
     def _adjoint_of_call(self, statement):
         call = statement.value
         names = [n.id for n in gast.walk(statement.targets[0]) if isinstance(n, gast.Name)]
         if isinstance(statement.targets[0], gast.Tuple):
-            seed = gast.Tuple([self.env.pop(n, None) or _call("rt.zeros_like", _name(n))
+            seed = gast.Tuple([self.adjoints.take(n) or nodes.call("rt.zeros_like", nodes.name(n))
                                for n in names], gast.Load())
         else:
-            seed = self.env.pop(names[0], None)
+            seed = self.adjoints.take(names[0])
             if seed is None:
                 return
         try:
@@ -301,12 +241,12 @@ class _Reverse:
             self.discard = self.namer.fresh("_")
         outputs = [self.discard]
         outputs += [self.namer.numbered(f"_{self.namer.adjoint(args[i].id)}_") for i in positions]
-        seed = self._protect(names[0], seed, [args[i].id for i in positions])
-        self.out.append(gast.Assign(
-            [gast.Tuple([_name(o, store=True) for o in outputs], gast.Store())],
-            gast.Call(_name(adjoint), [*args, seed], []), None))
+        seed = self.adjoints.protect(names[0], seed, [args[i].id for i in positions])
+        self.adjoints.out.append(gast.Assign(
+            [gast.Tuple([nodes.name(o, store=True) for o in outputs], gast.Store())],
+            gast.Call(nodes.name(adjoint), [*args, seed], []), None))
         for i, output in zip(positions, outputs[1:]):
-            self.contribute(args[i].id, _name(output))
+            self.adjoints.contribute(args[i].id, nodes.name(output))
 
     # ---- problems ------------------------------------------------------------------------------
 
@@ -347,10 +287,6 @@ def _targets(statement):
     return [n.id for t in statement.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
 
 
-def _names(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-
-
 def _is_scalar(atom, scalars):
     return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
 
@@ -360,14 +296,6 @@ def _module_of(func):
     while isinstance(func, gast.Attribute):
         func = func.value
     return func.id if isinstance(func, gast.Name) else None
-
-
-def _is_reference(expression):
-    """A name or a constant subscript of one (`d_result[0]`): safe to alias."""
-    if isinstance(expression, gast.Subscript):
-        return isinstance(expression.value, gast.Name) and \
-            isinstance(expression.slice, gast.Constant)
-    return isinstance(expression, gast.Name)
 
 
 def _is_user_call(call):

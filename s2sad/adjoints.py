@@ -1,0 +1,78 @@
+"""Where each adjoint lives during the backward sweep, and how contributions accumulate.
+
+`env` maps a primal name to the expression holding its adjoint; a name absent from it has a
+zero adjoint. The first contribution creates the adjoint (`dz = ...`, never `dz = 0; dz += ...`);
+a contribution that is only another adjoint becomes an alias instead of a copy; a later one
+accumulates (`dz = dz + ...`). Before a variable is reassigned, every alias of it gets a variable
+of its own, so no value is ever lost:
+
+    contribute(x, d_t1)      # env[x] = d_t1                 (alias, no code)
+    contribute(y, d_t1)      # env[y] = d_t1
+    contribute(x, c)         # dy = d_t1? no: dx = d_t1 + c  (d_t1 itself is not reassigned)
+"""
+import gast
+
+from .nodes import assign, name, names
+
+
+class Adjoints:
+    def __init__(self, namer):
+        self.namer = namer
+        self.env = {}
+        self.out = []        # the block being built; the caller swaps it per statement
+
+    def get(self, primal):
+        return self.env.get(primal)
+
+    def take(self, primal):
+        """The adjoint of `primal`, which is then zero: the statement that assigned `primal` is
+        being reversed, so earlier values of the name start with no adjoint."""
+        return self.env.pop(primal, None)
+
+    def contribute(self, primal, expression):
+        """Add `expression` to the adjoint of `primal`."""
+        var = self.namer.adjoint(primal)
+        current = self.env.get(primal)
+        if current is None and _is_reference(expression):
+            self.env[primal] = expression  # alias: no copy needed
+            return
+        value = expression if current is None else gast.BinOp(current, gast.Add(), expression)
+        self._release(var, keep=primal, busy=names(value))
+        self.out.append(assign(var, value))
+        self.env[primal] = name(var)
+
+    def protect(self, target, seed, arguments):
+        """If `seed` (a taken adjoint) aliases a variable that contributions to `arguments` will
+        reassign, copy it first: to the target's adjoint variable, or a fresh one."""
+        if names(seed) & {self.namer.adjoint(a) for a in arguments}:
+            own = self.namer.numbered("_dout") if isinstance(seed, gast.Tuple) \
+                else self._free(target, names(seed))
+            self.out.append(assign(own, seed))
+            return name(own)
+        return seed
+
+    def _release(self, var, keep, busy):
+        """Before `var` is reassigned, give every other alias of it a variable of its own."""
+        for other, expression in list(self.env.items()):
+            if other != keep and var in names(expression):
+                own = self._free(other, busy | {var})
+                self.out.append(assign(own, expression))
+                self.env[other] = name(own)
+
+    def _free(self, primal, busy=frozenset()):
+        """`primal`'s adjoint variable, or a fresh one if that variable still holds another
+        value (after `a, b = b, a` the adjoint of a can live in db)."""
+        own = self.namer.adjoint(primal)
+        held = set(busy)
+        for other, expression in self.env.items():
+            if other != primal:
+                held |= names(expression)
+        return self.namer.numbered(f"_{own}_") if own in held else own
+
+
+def _is_reference(expression):
+    """A name or a constant subscript of one (`d_result[0]`): safe to alias."""
+    if isinstance(expression, gast.Subscript):
+        return isinstance(expression.value, gast.Name) and \
+            isinstance(expression.slice, gast.Constant)
+    return isinstance(expression, gast.Name)
