@@ -14,7 +14,7 @@ import gast
 
 from . import __version__, activity, cache, emit, fence, normalize, optimize, parse, resolve
 from . import reverse, templates
-from .errors import Diagnostic, UnsupportedError
+from .errors import Diagnostic, InternalError, S2sadError, UnsupportedError
 from .naming import Namer
 
 # Module-level names of every generated file; user names that collide are avoided by the namer.
@@ -73,6 +73,11 @@ def _guarded(key, build):
     _in_progress.add(key)
     try:
         return build()
+    except S2sadError:
+        raise
+    except Exception as exc:  # a bug in a stage: say so, instead of a bare traceback
+        raise InternalError(f"transforming {key[0].__qualname__} failed: "
+                            f"{type(exc).__name__}: {exc}") from exc
     finally:
         _in_progress.discard(key)
 

@@ -110,3 +110,16 @@ def test_every_error_is_an_s2sad_error():
     assert issubclass(s2sad.ArgumentError, s2sad.S2sadError)
     assert issubclass(s2sad.OutputError, s2sad.S2sadError)
     assert issubclass(s2sad.InternalError, s2sad.S2sadError)
+
+
+def test_a_bug_in_a_stage_is_an_internal_error(monkeypatch):
+    from examples_api import f
+    from s2sad import pipeline, normalize
+
+    def broken(source, namer):
+        raise KeyError("boom")
+    monkeypatch.setattr(normalize, "normalize", broken)
+    monkeypatch.setattr(pipeline, "_done", {})
+    with pytest.raises(s2sad.InternalError, match="this is a bug in s2sad") as info:
+        s2sad.grad(f, wrt=1)(np.ones(2), 0.5)
+    assert "transforming f failed: KeyError" in str(info.value)
