@@ -11,6 +11,7 @@ fixes everything in one round:
 """
 import gast
 
+from . import nodes
 from .errors import Diagnostic
 
 ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.Pass)
@@ -138,7 +139,7 @@ class _Fence:
             self._expression(child)
 
     def _call(self, node):
-        if not _is_dotted_name(node.func):
+        if nodes.dotted_parts(node.func) is None:
             self.report(node.func, "only calls of named functions (`f(x)`, `np.sin(x)`) are "
                         "supported", fix="assign the function to a name first, or call it directly")
         for keyword in node.keywords:
@@ -163,12 +164,6 @@ class _Fence:
 
 def _is_docstring(node):
     return isinstance(node.value, gast.Constant) and isinstance(node.value.value, str)
-
-
-def _is_dotted_name(node):
-    while isinstance(node, gast.Attribute):
-        node = node.value
-    return isinstance(node, gast.Name)
 
 
 def _unary_symbol(op):

@@ -24,3 +24,24 @@ def call(dotted, *args):
 def names(node):
     """Every identifier in a tree."""
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def dotted(path, like=None):
+    """`numpy.linalg.norm` as a Name/Attribute chain (at `like`'s position if given)."""
+    parts = path.split(".")
+    node = name(parts[0])
+    for part in parts[1:]:
+        node = gast.Attribute(node, part, gast.Load())
+    return gast.copy_location(node, like) if like is not None else node
+
+
+def dotted_parts(node):
+    """['np', 'linalg', 'norm'] for the expression np.linalg.norm; None if not a dotted name."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]

@@ -25,6 +25,7 @@ import types
 import gast
 import numpy
 
+from . import nodes
 from .errors import Diagnostic
 
 # Modules generated code may reference, by their canonical names.
@@ -91,7 +92,7 @@ class _Resolver(gast.NodeTransformer):
     def visit_Call(self, node):
         node.args = [self.visit(arg) for arg in node.args]
         node.keywords = [self.visit(keyword) for keyword in node.keywords]
-        chain = _dotted(node.func)
+        chain = nodes.dotted_parts(node.func)
         if chain is None or chain[0] in self.locals:
             if chain and len(chain) > 1:
                 self.report(node.func, f"method calls (`.{chain[-1]}(...)`) are not supported "
@@ -111,7 +112,7 @@ class _Resolver(gast.NodeTransformer):
         node.s2sad_ref = found
         name = canonical_name(found)
         if name is not None:
-            node.func = _dotted_node(name, node.func)
+            node.func = nodes.dotted(name, node.func)
         elif found is self.source.func:
             self.report(node, f"'{chain[-1]}' calls itself", why="recursive functions are not "
                         "supported yet", fix="rewrite the recursion without the self-call")
@@ -119,7 +120,7 @@ class _Resolver(gast.NodeTransformer):
             node.s2sad_user = True
             emitted = "_".join(chain)
             self.callees.setdefault(emitted, found)
-            node.func = _dotted_node(emitted, node.func)
+            node.func = nodes.dotted(emitted, node.func)
         else:
             self.report(node.func, f"cannot call '{'.'.join(chain)}' "
                         f"({type(found).__name__}) from differentiated code",
@@ -130,7 +131,7 @@ class _Resolver(gast.NodeTransformer):
         return node
 
     def visit_Attribute(self, node):
-        chain = _dotted(node)
+        chain = nodes.dotted_parts(node)
         if chain is None:
             self.generic_visit(node)
             return node
@@ -159,7 +160,7 @@ class _Resolver(gast.NodeTransformer):
                 root = self._lookup(node, chain[:1])
                 module = getattr(root, "__name__", "")
                 if isinstance(root, types.ModuleType) and module.split(".")[0] in EMITTED_MODULES:
-                    return _dotted_node(".".join([module] + chain[1:]), node)
+                    return nodes.dotted(".".join([module] + chain[1:]), node)
             return number_node(found)
         kind = "a module" if isinstance(found, types.ModuleType) else type(found).__name__
         self.report(node, f"the global '{'.'.join(chain)}' ({kind}) cannot be used as a value "
@@ -191,9 +192,9 @@ def number_node(value):
     if isinstance(value, numpy.generic):
         value = value.item()
     if isinstance(value, float) and math.isnan(value):
-        return _dotted_node("numpy.nan", None)
+        return nodes.dotted("numpy.nan", None)
     if isinstance(value, float) and math.isinf(value):
-        inf = _dotted_node("numpy.inf", None)
+        inf = nodes.dotted("numpy.inf", None)
         return inf if value > 0 else gast.UnaryOp(gast.USub(), inf)
     if value < 0:
         return gast.UnaryOp(gast.USub(), gast.Constant(-value, None))
@@ -214,24 +215,3 @@ def _namespace(func):
 
 def _is_user_function(obj):
     return isinstance(obj, types.FunctionType) and obj.__name__ != "<lambda>"
-
-
-def _dotted(node):
-    parts = []
-    while isinstance(node, gast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
-
-
-def _dotted_node(name, like):
-    parts = name.split(".")
-    node = gast.Name(parts[0], gast.Load(), None, None)
-    for part in parts[1:]:
-        node = gast.Attribute(node, part, gast.Load())
-    if like is not None:
-        gast.copy_location(node, like)
-    return node

@@ -126,18 +126,18 @@ class _Reverse:
             statement.s2sad_scalars = frozenset(scalars)
             value = statement.value
             if isinstance(value, gast.Call):
-                known = _module_of(value.func) == "math" or \
-                    _module_of(value.func) in ("float", "int", "len")
-            elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Name)) or \
-                    normalize.is_literal(value):
+                known = (nodes.dotted_parts(value.func) or [None])[0] in \
+                    ("math", "float", "int", "len")
+            elif isinstance(value, gast.Name):
+                known = value.id in scalars
+            elif isinstance(value, (gast.BinOp, gast.UnaryOp)):
                 known = all(_is_scalar(a, scalars) for a in gast.iter_child_nodes(value)
-                            if isinstance(a, gast.expr)) if not isinstance(value, gast.Name) \
-                    else value.id in scalars
+                            if isinstance(a, gast.expr))
             else:
-                known = False
-            for target in _targets(statement):
-                (scalars.add if known and len(_targets(statement)) == 1 else
-                 scalars.discard)(target)
+                known = normalize.is_literal(value)
+            targets = _targets(statement)
+            for target in targets:
+                (scalars.add if known and len(targets) == 1 else scalars.discard)(target)
 
     def _versions(self):
         """For each statement, the version of every primal name before and after it."""
@@ -148,7 +148,7 @@ class _Reverse:
             for target in _targets(statement):
                 current[target] = (k, target)
             after.append(dict(current))
-        return before, after or [dict(current)]
+        return before, after
 
     def _reads(self, block, versions):
         return {(n.id, versions[n.id]) for s in block for n in gast.walk(s)
@@ -291,28 +291,16 @@ def _is_scalar(atom, scalars):
     return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
 
 
-def _module_of(func):
-    """'math' for math.sin, 'float' for float: the root name of a called function."""
-    while isinstance(func, gast.Attribute):
-        func = func.value
-    return func.id if isinstance(func, gast.Name) else None
-
-
 def _is_user_call(call):
     return getattr(call, "s2sad_user", False)
 
 
 def _spelled(value):
     if isinstance(value, gast.Call):
-        parts, node = [], value.func
-        while isinstance(node, gast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        parts.append(getattr(node, "id", "?"))
-        return ".".join(reversed(parts))
-    op = type(getattr(value, "op", None))
+        return ".".join(nodes.dotted_parts(value.func) or ["?"])
     return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
-            gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +"}.get(op, "?")
+            gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +"
+            }.get(type(getattr(value, "op", None)), "?")
 
 
 def _bind_positional(call):

@@ -20,6 +20,7 @@ import types
 
 import gast
 
+from . import nodes
 from .errors import Diagnostic, Location, TemplateError
 from .resolve import number_node
 
@@ -120,16 +121,8 @@ class _Modules(gast.NodeTransformer):
             name = module.__name__
             canonical = "rt" if name == "s2sad.rt" else name
             if canonical.split(".")[0] in TEMPLATE_MODULES:
-                return gast.copy_location(_dotted(canonical), node)
+                return nodes.dotted(canonical, node)
         return node
-
-
-def _dotted(name):
-    parts = name.split(".")
-    node = gast.Name(parts[0], gast.Load(), None, None)
-    for part in parts[1:]:
-        node = gast.Attribute(node, part, gast.Load())
-    return node
 
 
 def _adjoint_subject(node):
