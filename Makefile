@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
+.PHONY: bench chase
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -17,6 +18,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest tests
+
+bench: $(STAMP)
+	$(PY) benchmarks/loop_benchmark.py $(ARGS)
+
+chase: $(STAMP)
+	$(PY) examples/car_chase.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
