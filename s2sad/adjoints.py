@@ -12,13 +12,14 @@ of its own, so no value is ever lost:
 """
 import gast
 
-from .nodes import assign, name, names
+from .nodes import assign, call, name, names
 
 
 class Adjoints:
     def __init__(self, namer):
         self.namer = namer
         self.env = {}
+        self.owned = set()   # adjoint variables holding arrays no other name shares
         self.out = []        # the block being built; the caller swaps it per statement
 
     def get(self, primal):
@@ -29,17 +30,67 @@ class Adjoints:
         being reversed, so earlier values of the name start with no adjoint."""
         return self.env.pop(primal, None)
 
-    def contribute(self, primal, expression):
-        """Add `expression` to the adjoint of `primal`."""
+    def contribute(self, primal, expression, alias=True):
+        """Add `expression` to the adjoint of `primal` (never as an alias if not `alias`: the
+        expression reads memory about to change)."""
         var = self.namer.adjoint(primal)
         current = self.env.get(primal)
-        if current is None and _is_reference(expression):
+        if current is None and alias and _is_reference(expression):
             self.env[primal] = expression  # alias: no copy needed
             return
         value = expression if current is None else gast.BinOp(current, gast.Add(), expression)
+        self._set(primal, var, value, fresh=isinstance(value, (gast.BinOp, gast.UnaryOp)))
+
+    def own(self, primal):
+        """Make the adjoint of `primal` a private array variable before an in-place update
+        (`dx[i] += g`): zeros if it has none, a copy if it may be shared. Returns its name."""
+        var = self.namer.adjoint(primal)
+        current = self.env.get(primal)
+        if current is None:
+            self._set(primal, var, call("rt.zeros_like", name(primal)), fresh=True)
+        elif not (_is_name(current, var) and var in self.owned):
+            self._set(primal, var, call("rt.copy", current), fresh=True)
+        return var
+
+    # ---- across branches and loop iterations ---------------------------------------------------
+
+    def snapshot(self):
+        return dict(self.env), set(self.owned)
+
+    def restore(self, snapshot):
+        self.env, self.owned = dict(snapshot[0]), set(snapshot[1])
+
+    def canonical(self, primals, zero, private):
+        """Put the adjoint of each of `primals` in its own variable `d<name>`, so that every
+        path through a branch or loop body leaves it in the same place: absent ones in `zero`
+        start at zeros, ones in `private` get a private copy (they are updated in place)."""
+        for primal in sorted(primals):
+            var = self.namer.adjoint(primal)
+            current = self.env.get(primal)
+            if current is None:
+                if primal in zero:
+                    self._set(primal, var, call("rt.zeros_like", name(primal)), fresh=True)
+            elif primal in private and not (_is_name(current, var) and var in self.owned):
+                self._set(primal, var, call("rt.copy", current), fresh=True)
+            elif not _is_name(current, var):
+                self._set(primal, var, current, fresh=False)
+
+    def aliases_of(self, primals):
+        """Names whose adjoint expression reads the adjoint variable of one of `primals`."""
+        variables = {self.namer.adjoint(p) for p in primals}
+        return {other for other, expression in self.env.items() if names(expression) & variables}
+
+    def keep_only(self, primals, drop):
+        """Forget the adjoints of `drop` (dead past this point) except those in `primals`."""
+        for primal in list(self.env):
+            if primal in drop and primal not in primals:
+                del self.env[primal]
+
+    def _set(self, primal, var, value, fresh):
         self._release(var, keep=primal, busy=names(value))
         self.out.append(assign(var, value))
         self.env[primal] = name(var)
+        (self.owned.add if fresh else self.owned.discard)(var)
 
     def protect(self, target, seed, arguments):
         """If `seed` (a taken adjoint) aliases a variable that contributions to `arguments` will
@@ -58,6 +109,7 @@ class Adjoints:
                 own = self._free(other, busy | {var})
                 self.out.append(assign(own, expression))
                 self.env[other] = name(own)
+                self.owned.discard(own)
 
     def _free(self, primal, busy=frozenset()):
         """`primal`'s adjoint variable, or a fresh one if that variable still holds another
@@ -68,6 +120,10 @@ class Adjoints:
             if other != primal:
                 held |= names(expression)
         return self.namer.numbered(f"_{own}_") if own in held else own
+
+
+def _is_name(expression, identifier):
+    return isinstance(expression, gast.Name) and expression.id == identifier
 
 
 def _is_reference(expression):

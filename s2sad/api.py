@@ -66,11 +66,14 @@ class GradientFunction:
         self.jit = jit
         self.with_value = with_value
         functools.update_wrapper(self, func)
-        self._runner = None
+        self._runners = {}
+        self._kinds = pipeline.NO_KINDS
 
     @property
     def generated(self):
-        return pipeline.gradient(self.func, self.positions)
+        """The generated adjoint: the one the last call ran (adjoints are specialised on which
+        arguments are Python scalars and ints), or before any call a general one."""
+        return pipeline.gradient(self.func, self.positions, self._kinds)
 
     @property
     def path(self):
@@ -101,12 +104,23 @@ class GradientFunction:
         return (value, result) if self.with_value else result
 
     def _run(self, values):
-        generated = self.generated
-        if self._runner is None:
+        names = list(self.signature.parameters)
+        self._kinds = (
+            frozenset(n for n, v in zip(names, values) if _is_number(v)),
+            frozenset(n for n, v in zip(names, values)
+                      if _is_number(v) and isinstance(v, numbers.Integral)))
+        runner = self._runners.get(self._kinds)
+        if runner is None:
+            generated = self.generated
             jit = jit_default() if self.jit is None else self.jit
-            self._runner = Runner(generated.path, generated.function, jit,
-                                  f"the gradient of {self.func.__qualname__}")
-        return self._runner(*values, 1.0)
+            runner = self._runners[self._kinds] = Runner(
+                generated.path, generated.function, jit,
+                f"the gradient of {self.func.__qualname__}")
+        return runner(*values, 1.0)
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, numpy.bool_))
 
 
 def _positions(func, signature, wrt):

@@ -14,11 +14,13 @@ import gast
 from . import nodes
 from .errors import Diagnostic
 
-ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.Pass)
+ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.Pass, gast.If,
+                      gast.For, gast.While, gast.Break, gast.Continue)
 ALLOWED_EXPRESSIONS = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Call,
-                       gast.Attribute, gast.Tuple, gast.keyword)
+                       gast.Attribute, gast.Tuple, gast.keyword, gast.Subscript, gast.IfExp,
+                       gast.Compare, gast.BoolOp)
 ALLOWED_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
-ALLOWED_UNARYOPS = (gast.USub, gast.UAdd)
+ALLOWED_UNARYOPS = (gast.USub, gast.UAdd, gast.Not)
 
 # What to call a construct in a message; anything missing is named by its class.
 DESCRIPTIONS = {
@@ -37,7 +39,8 @@ DESCRIPTIONS = {
     gast.Nonlocal: "`nonlocal` declarations", gast.Delete: "`del`",
     gast.Import: "imports inside the function", gast.ImportFrom: "imports inside the function",
     gast.Starred: "star-arguments (`*args`)", gast.JoinedStr: "f-strings",
-    gast.Dict: "dict displays", gast.Set: "set displays", gast.List: "list displays",
+    gast.Dict: "dict displays", gast.Set: "set displays",
+    gast.List: "list displays (other than in `for x in [a, b]`)",
     gast.NamedExpr: "assignment expressions (`:=`)", gast.AnnAssign: "annotated assignments",
 }
 BINOP_SYMBOLS = {gast.FloorDiv: "//", gast.Mod: "%", gast.LShift: "<<", gast.RShift: ">>",
@@ -62,12 +65,11 @@ class _Fence:
     def run(self):
         tree = self.source.tree
         self._check_signature(tree.args)
-        body = tree.body
-        for position, statement in enumerate(body):
-            self._statement(statement, last=position == len(body) - 1)
-        if not body or not isinstance(body[-1], gast.Return):
-            self.report(tree, f"function '{tree.name}' does not end with a `return` of its result",
-                        why="s2sad differentiates the value a function returns",
+        for statement in tree.body:
+            self._statement(statement)
+        if not _always_returns(tree.body):
+            self.report(tree, f"function '{tree.name}' can end without a `return` of its result",
+                        why="s2sad differentiates the value a function returns, on every path",
                         fix="end the function with `return <value>`")
         return self.diagnostics
 
@@ -77,13 +79,12 @@ class _Fence:
                 self.report(star, f"functions with {kind} are not supported",
                             fix="give every parameter a name")
 
-    def _statement(self, node, last):
+    def _statement(self, node):
         if not isinstance(node, ALLOWED_STATEMENTS):
             self._unsupported(node)
+        elif isinstance(node, gast.For):
+            self._for(node)
         elif isinstance(node, gast.Return):
-            if not last:
-                self.report(node, "`return` before the end of the function is not supported yet",
-                            fix="compute the result in a variable and return it at the end")
             if node.value is None:
                 self.report(node, "`return` without a value", fix="return the function's result")
         elif isinstance(node, gast.Expr) and not _is_docstring(node):
@@ -99,11 +100,28 @@ class _Fence:
                 self._target(node.target)
             self._operator(node, node.op)
         for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.List) and (
+                    (isinstance(node, gast.For) and child is node.iter) or
+                    (isinstance(node, gast.Assign) and child is node.value)):
+                for element in child.elts:  # a sequence to loop over (exits.py unrolls it)
+                    self._expression(element)
+                continue
             if isinstance(child, gast.expr) and child is not getattr(node, "target", None) \
                     and child not in getattr(node, "targets", ()):
                 self._expression(child)
             elif isinstance(child, gast.stmt):
-                self._statement(child, last=False)
+                self._statement(child)
+
+    def _for(self, node):
+        if not isinstance(node.target, gast.Name):
+            self.report(node.target, "a `for` loop must assign one name",
+                        fix="unpack inside the loop body (`for row in rows: a, b = ...`)")
+        iterable = node.iter
+        if isinstance(iterable, gast.Call) and nodes.dotted_parts(iterable.func) in (
+                ["enumerate"], ["zip"], ["reversed"]):
+            name = iterable.func.id
+            self.report(iterable, f"`for` over {name}(...) is not supported yet",
+                        fix="loop over range(len(x)) and index")
 
     def _target(self, node):
         if isinstance(node, gast.Name):
@@ -113,8 +131,10 @@ class _Fence:
                 self._target(element)
             return
         if isinstance(node, gast.Subscript):
-            self.report(node, "assignment to an element or slice is not supported yet",
-                        fix="build the array from whole-array operations")
+            if not isinstance(node.value, gast.Name):
+                self.report(node, "assignment into an indexed value (`a[i][j] = v`) is not "
+                            "supported", fix="index once: a[i, j] = v")
+            self._expression(node.slice)
             return
         self._unsupported(node)
 
@@ -156,10 +176,22 @@ class _Fence:
     def _unsupported(self, node):
         what = DESCRIPTIONS.get(type(node), f"`{type(node).__name__}` nodes")
         self.report(node, f"not supported yet: {what}",
-                    why="s2sad currently differentiates straight-line code (assignments, "
-                        "arithmetic and calls)",
+                    why="s2sad differentiates assignments, arithmetic, calls, indexing, "
+                        "`if`, `for` and `while`",
                     fix="rewrite this part without it, or move it out of the differentiated "
                         "function")
+
+
+def _always_returns(statements):
+    """Whether every path through `statements` ends in a `return`."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, gast.Return):
+        return True
+    if isinstance(last, gast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
 
 
 def _is_docstring(node):

@@ -45,3 +45,28 @@ def dotted_parts(node):
         return None
     parts.append(node.id)
     return parts[::-1]
+
+
+def clone(node):
+    """A deep copy of a gast tree that keeps positions and s2sad annotations (referenced
+    objects such as `s2sad_ref` functions are shared, not copied)."""
+    if isinstance(node, list):
+        return [clone(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = type(node)(**{field: clone(getattr(node, field, None)) for field in node._fields})
+    for key, value in vars(node).items():
+        if key not in node._fields:
+            setattr(new, key, value)
+    return new
+
+
+def constant(value):
+    return gast.Constant(value, None)
+
+
+def negation(flags):
+    """`not (a or b)` for flag names, as a test."""
+    test = name(flags[0]) if len(flags) == 1 else \
+        gast.BoolOp(gast.Or(), [name(f) for f in flags])
+    return gast.UnaryOp(gast.Not(), test)

@@ -60,15 +60,23 @@ class _Normalizer:
         self.origin = None
 
     def run(self):
-        for statement in self.source.tree.body:
-            self.origin = statement
+        return self.block(self.source.tree.body)
+
+    def block(self, statements):
+        """The ANF of a statement list (a function, branch or loop body)."""
+        outer, outer_origin = self.out, self.origin
+        self.out = []
+        for statement in statements:
+            self.origin = getattr(statement, "s2sad_origin", statement)
             self._statement(statement)
-        return self.out
+        out, self.out, self.origin = self.out, outer, outer_origin
+        return out
 
     def emit(self, statement):
         statement.s2sad_origin = self.origin
         gast.copy_location(statement, self.origin)
         self.out.append(statement)
+        return statement
 
     def assign(self, name, value):
         self.emit(gast.Assign([gast.Name(name, gast.Store(), None, None)], value, None))
@@ -77,8 +85,15 @@ class _Normalizer:
         if isinstance(node, gast.Assign):
             self._assign(node.targets, node.value)
         elif isinstance(node, gast.AugAssign):
-            target = gast.Name(node.target.id, gast.Load(), None, None)
-            self._assign([node.target], gast.BinOp(target, node.op, node.value))
+            if isinstance(node.target, gast.Subscript):
+                index = self.index(node.target.slice)
+                array = self.atom(node.target.value)
+                old = self.atom(gast.Subscript(array, index, gast.Load()))
+                new = self.atom(gast.BinOp(old, node.op, node.value))
+                self._store(array, index, new)
+            else:
+                target = gast.Name(node.target.id, gast.Load(), None, None)
+                self._assign([node.target], gast.BinOp(target, node.op, node.value))
         elif isinstance(node, gast.Return):
             value = node.value
             if isinstance(value, gast.Tuple):
@@ -86,10 +101,50 @@ class _Normalizer:
             else:
                 value = self.atom(value)
             self.emit(gast.Return(value))
+        elif isinstance(node, gast.If):
+            self._carry(gast.If(node.test, self.block(node.body), self.block(node.orelse)), node)
+        elif isinstance(node, gast.While):
+            self._carry(gast.While(node.test, self.block(node.body), []), node)
+        elif isinstance(node, gast.For):
+            self._for(node)
         # docstrings and `pass` vanish
+
+    def _carry(self, new, old):
+        """Emit a compound statement, keeping the annotations exits.py put on `old`."""
+        for key, value in vars(old).items():
+            if key.startswith("s2sad_") and key != "s2sad_origin":
+                setattr(new, key, value)
+        return self.emit(new)
+
+    def _for(self, node):
+        """Loops over `range(...)` keep their header; any other iterable is indexed:
+        `for row in A:` -> `for _i0 in range(len(A)): row = A[_i0]`."""
+        iterable = node.iter
+        if isinstance(iterable, gast.Call) and getattr(iterable, "s2sad_ref", None) is range:
+            header = gast.Call(iterable.func, [self.atom(a) for a in iterable.args], [])
+            header.s2sad_ref = range
+            self._carry(gast.For(node.target, header, self.block(node.body), [], None), node)
+            return
+        sequence = self.atom(iterable)
+        count = self.atom(_builtin_call("len", len, [sequence]))
+        index = self.namer.numbered("_i")
+        header = _builtin_call("range", range, [count])
+        outer = self.out
+        self.out = []
+        self.emit(gast.Assign([node.target], gast.Subscript(
+            sequence, gast.Name(index, gast.Load(), None, None), gast.Load()), None))
+        first, self.out = self.out, outer
+        body = first + self.block(node.body)
+        self._carry(gast.For(gast.Name(index, gast.Store(), None, None), header, body, [], None),
+                    node)
 
     def _assign(self, targets, value):
         first, rest = targets[0], targets[1:]
+        if isinstance(first, gast.Subscript) or any(isinstance(t, gast.Subscript) for t in rest):
+            atom = self.atom(value)
+            for target in targets:
+                self._assign_atom(target, atom)
+            return
         if isinstance(first, gast.Name):
             self._assign_fresh([first.id], self.operation(value))
         elif isinstance(value, gast.Tuple) and len(value.elts) == len(first.elts):
@@ -108,6 +163,28 @@ class _Normalizer:
             else:
                 for name, element in zip(source_names, target.elts):
                     self.assign(element.id, _load(name.id))
+
+    def _assign_atom(self, target, atom):
+        if isinstance(target, gast.Subscript):
+            self._store(self.atom(target.value), self.index(target.slice), atom)
+        elif isinstance(target, gast.Name):
+            self.assign(target.id, atom)
+        else:
+            self._unpack(target.elts, atom.elts if isinstance(atom, gast.Tuple) else [atom])
+
+    def _store(self, array, index, atom):
+        """`array[index] = atom`, an in-place write."""
+        target = gast.Subscript(array, index, gast.Store())
+        self.emit(gast.Assign([target], atom, None))
+
+    def index(self, node):
+        """An index with every part reduced to an atom: `i`, `1:n`, `(i, :, _t0)`."""
+        if isinstance(node, gast.Slice):
+            return gast.Slice(*[None if part is None else self.atom(part)
+                                for part in (node.lower, node.upper, node.step)])
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple([self.index(part) for part in node.elts], gast.Load())
+        return self.atom(node)
 
     def _assign_fresh(self, names, operation):
         """`names = operation`, through a temporary when a target is also read (`x = x * c`
@@ -155,15 +232,39 @@ class _Normalizer:
             return node
         if isinstance(node, gast.Tuple):
             return gast.Tuple([self.atom(e) for e in node.elts], gast.Load())
+        if isinstance(node, gast.IfExp):
+            return self._choice(node)
+        if isinstance(node, gast.List):
+            raise UnsupportedError([Diagnostic(
+                self.source.loc(node), "a list display is supported only as a sequence to loop "
+                "over (`for a in [x, y]`, or a name assigned once and only looped over)",
+                fix="use a tuple, or numpy.stack([...]) to build an array")])
         operation = self.operation(node)  # inner temporaries first: numbers follow execution
         temp = self.namer.numbered("_t")
         self.assign(temp, operation)
         return _load(temp)
 
+    def _choice(self, node):
+        """`a if c else b` -> `if c: _t = a` / `else: _t = b`: only the chosen side runs."""
+        temp = self.namer.numbered("_t")
+        branches = []
+        for side in (node.body, node.orelse):
+            outer, self.out = self.out, []
+            self.assign(temp, self.atom(side))
+            branches.append(self.out)
+            self.out = outer
+        self.emit(gast.If(node.test, *branches))
+        return _load(temp)
+
     def operation(self, node):
-        """Reduce the operands of `node` to atoms; `node` itself stays one operation."""
+        """Reduce the operands of `node` to atoms; `node` itself stays one operation.
+        Tests (comparisons, `and`, `or`, `not`) stay whole: they carry no gradient, and
+        `and`/`or` must not evaluate their right side early."""
         if isinstance(node, gast.BinOp):
             return gast.BinOp(self.atom(node.left), node.op, self.atom(node.right))
+        if isinstance(node, (gast.Compare, gast.BoolOp)) or (
+                isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not)):
+            return node
         if isinstance(node, gast.UnaryOp) and not is_atom(node):
             return gast.UnaryOp(node.op, self.atom(node.operand))
         if isinstance(node, gast.Call):
@@ -174,7 +275,15 @@ class _Normalizer:
             return gast.copy_location(call, node)
         if isinstance(node, gast.Attribute):
             return gast.Attribute(self.atom(node.value), node.attr, gast.Load())
+        if isinstance(node, gast.Subscript):
+            return gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load())
         return self.atom(node)
+
+
+def _builtin_call(name, function, args):
+    call = gast.Call(gast.Name(name, gast.Load(), None, None), args, [])
+    call.s2sad_ref = function
+    return call
 
 
 def _load(name):

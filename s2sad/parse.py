@@ -53,6 +53,11 @@ class SourceFunction:
         parts.append(lines[last][:node.end_col_offset])
         return " ".join(p.strip() for p in parts)
 
+    def header(self, node):
+        """The first line of a compound statement (`for i in range(n):`), for comments."""
+        line = self.text.splitlines()[node.lineno - 1][node.col_offset:].rstrip()
+        return line if line.endswith(":") else line + " ..."
+
     def where(self, node):
         """Short 'file.py:line' for comments."""
         return f"{os.path.basename(self.path)}:{self.first_line + node.lineno - 1}"

@@ -1,6 +1,7 @@
 """The stage order, written once: function object -> generated file.
 
-    parse -> fence + resolve -> normalize -> activity -> reverse -> optimize -> emit -> cache
+    parse -> fence + resolve -> exits -> normalize -> activity -> reverse -> optimize -> emit
+    -> cache
 
 `adjoint(f, positions)` generates `df(params..., d_result) -> (value, grads...)` for the
 parameters at `positions`; `primal(g)` generates a callable copy of a user function that an
@@ -12,7 +13,8 @@ import os
 
 import gast
 
-from . import __version__, activity, cache, emit, fence, normalize, optimize, parse, resolve
+from . import __version__, activity, cache, emit, exits, fence, normalize, optimize, parse
+from . import resolve
 from . import reverse, templates
 from .errors import Diagnostic, InternalError, S2sadError, UnsupportedError
 from .naming import Namer
@@ -33,19 +35,25 @@ _done = {}
 _in_progress = set()
 
 
-def adjoint(func, positions):
-    """The generated adjoint of `func` w.r.t. the parameters at `positions` (a tuple of ints)."""
-    key = (func, func.__code__, "adjoint", tuple(positions), templates.generation())
+NO_KINDS = (frozenset(), frozenset())
+
+
+def adjoint(func, positions, kinds=NO_KINDS):
+    """The generated adjoint of `func` w.r.t. the parameters at `positions` (a tuple of ints).
+    `kinds`: (names of parameters known to be Python scalars, those known to be ints); what is
+    known lets the adjoint skip shape bookkeeping (`rt.unbroadcast`) and saves."""
+    key = (func, func.__code__, "adjoint", tuple(positions), kinds, templates.generation())
     if key not in _done:
-        _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions)))
+        _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions), kinds))
     return _done[key]
 
 
-def gradient(func, positions):
+def gradient(func, positions, kinds=NO_KINDS):
     """`adjoint`, for a function that must return a scalar (checked where the source shows it)."""
-    generated = adjoint(func, positions)
-    returned = generated.source.tree.body[-1]
-    if isinstance(returned.value, gast.Tuple):
+    generated = adjoint(func, positions, kinds)
+    returned = next((n for n in gast.walk(generated.source.tree) if isinstance(n, gast.Return)
+                     and isinstance(n.value, gast.Tuple)), None)
+    if returned is not None:
         raise UnsupportedError([Diagnostic(
             generated.source.loc(returned), f"'{func.__name__}' returns a tuple; a gradient "
             "needs a scalar output",
@@ -68,8 +76,10 @@ def _guarded(key, build):
         where = parse.code_location(func)
         raise UnsupportedError([Diagnostic(
             where, f"'{func.__name__}' calls itself (directly or through other functions)",
-            why="recursive functions are not supported yet",
-            fix="rewrite the recursion as straight-line code")])
+            why="only a function calling itself, with the same arguments differentiated, is "
+                "supported; mutual recursion is not",
+            fix="let one function call itself, or differentiate w.r.t. the same arguments in "
+                "every recursive call")])
     _in_progress.add(key)
     try:
         return build()
@@ -94,25 +104,29 @@ def _prepare(func):
     return source, resolution.callees
 
 
-def _adjoint(func, positions):
+def _adjoint(func, positions, kinds):
     source, callees = _prepare(func)
     params = [a.id for a in resolve.parameters(source.tree.args)]
     wrt = [params[i] for i in positions]
     namer = Namer(_all_names(source.tree) | RESERVED)
+    exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)
-    activity.analyse(body, wrt)
+    activity.analyse(body, wrt, params)
     bindings = [(name, primal(callee)) for name, callee in callees.items()]
     emitted = {callee: name for name, callee in callees.items()}
-    linked = {}
+    adjoint_name = namer.fresh(f"d{func.__name__}")
+    linked = {(func, positions): adjoint_name}  # recursion: the adjoint calls itself
 
-    def link(callee, callee_positions):
-        if (callee, callee_positions) not in linked:
+    def link(callee, callee_positions, callee_kinds):
+        key = (callee, callee_positions) if callee is func else \
+            (callee, callee_positions, callee_kinds)
+        if key not in linked:
             name = namer.fresh(f"d{emitted[callee]}")
-            bindings.append((name, adjoint(callee, callee_positions)))
-            linked[callee, callee_positions] = name
-        return linked[callee, callee_positions]
+            bindings.append((name, adjoint(callee, callee_positions, callee_kinds)))
+            linked[key] = name
+        return linked[key]
 
-    function = reverse.reverse(source, body, wrt, namer, link, namer.fresh(f"d{func.__name__}"))
+    function = reverse.reverse(source, body, wrt, namer, link, adjoint_name, kinds)
     function = optimize.tidy(function)
     what = f"reverse mode w.r.t. {', '.join(wrt)}" if wrt else "reverse mode"
     text = _module_text(source, what, bindings, function)
@@ -122,7 +136,7 @@ def _adjoint(func, positions):
 
 def _primal(func):
     source, callees = _prepare(func)
-    bindings = [(name, primal(callee)) for name, callee in callees.items()]
+    bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
     text = _module_text(source, "primal copy for generated callers", bindings, source.tree)
     path = cache.store(f"{func.__name__}__primal", text)
     return Generated(path, source.tree.name, text, source)

@@ -113,9 +113,6 @@ class _Resolver(gast.NodeTransformer):
         name = canonical_name(found)
         if name is not None:
             node.func = nodes.dotted(name, node.func)
-        elif found is self.source.func:
-            self.report(node, f"'{chain[-1]}' calls itself", why="recursive functions are not "
-                        "supported yet", fix="rewrite the recursion without the self-call")
         elif _is_user_function(found):
             node.s2sad_user = True
             emitted = "_".join(chain)

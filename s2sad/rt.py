@@ -49,6 +49,21 @@ def zeros_like(x):
     return np.zeros(_shape(x))
 
 
+def saved(x):
+    """A value kept for the backward sweep: arrays are copied (they may change in place)."""
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+def copy(x):
+    """A private copy of a gradient, about to be updated in place."""
+    return np.array(x, dtype=np.float64) if isinstance(x, np.ndarray) else float(x)
+
+
+def add_at(a, index, g):
+    """a[index] += g, where an index repeated in an integer array adds every time."""
+    np.add.at(a, index, g)
+
+
 def unbroadcast(g, like):
     """Sum the gradient g of a broadcast result back to the shape of `like`."""
     if _is_scalar(like):
@@ -133,12 +148,20 @@ def dot_grad_b(g, a, b):
 
 
 def matmul_grad_a(g, a, b):
-    """Gradient w.r.t. a of z = a @ b (1-D/2-D operands), given g = dz."""
+    """Gradient w.r.t. a of z = a @ b, given g = dz (stacks of matrices broadcast)."""
+    if np.ndim(a) > 2 or np.ndim(b) > 2:
+        if np.ndim(a) < 2 or np.ndim(b) < 2:
+            raise _unsupported("matmul_grad_a", a, b)
+        return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
     return dot_grad_a(g, a, b)
 
 
 def matmul_grad_b(g, a, b):
-    """Gradient w.r.t. b of z = a @ b (1-D/2-D operands), given g = dz."""
+    """Gradient w.r.t. b of z = a @ b, given g = dz (stacks of matrices broadcast)."""
+    if np.ndim(a) > 2 or np.ndim(b) > 2:
+        if np.ndim(a) < 2 or np.ndim(b) < 2:
+            raise _unsupported("matmul_grad_b", a, b)
+        return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
     return dot_grad_b(g, a, b)
 
 

@@ -310,3 +310,46 @@ overload(rt.dot_grad_b)(_ov_dot_grad_b)
 # For 1-D/2-D operands a @ b and np.dot(a, b) have the same adjoints.
 overload(rt.matmul_grad_a)(_ov_dot_grad_a)
 overload(rt.matmul_grad_b)(_ov_dot_grad_b)
+
+
+@overload(rt.saved)
+def _ov_saved(x):
+    if _is_array(x):
+        return lambda x: x.copy()
+    return lambda x: x
+
+
+@overload(rt.copy)
+def _ov_copy(x):
+    if _is_array(x):
+        return lambda x: x.astype(np.float64)  # astype always copies
+    if _is_scalar(x):
+        return lambda x: float(x)
+    return None
+
+
+def _has_array(index):
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    return any(isinstance(p, types.Array) for p in parts)
+
+
+@overload(rt.add_at)
+def _ov_add_at(a, index, g):
+    if not _is_array(a):
+        return None
+    if not _has_array(index):
+        def basic(a, index, g):
+            a[index] += g
+        return basic
+    if isinstance(index, types.Array) and index.ndim == 1 and \
+            isinstance(index.dtype, types.Integer):
+        if _is_array(g):
+            def rows(a, index, g):
+                for k in range(index.shape[0]):
+                    a[index[k]] += g[k]
+            return rows
+        def scalar_rows(a, index, g):
+            for k in range(index.shape[0]):
+                a[index[k]] += g
+        return scalar_rows
+    return None  # several integer arrays: Numba cannot index this way; the caller falls back

@@ -569,8 +569,6 @@ def _skew_args(rng, batch=2, n=3):
 # because the adjoint of a fancy read is a scatter-add (numpy.add.at), which Numba lacks.
 NOT_NUMBA = {
     "batched_skew_scatter",  # two integer-array indices in one subscript, and @ on 3-D arrays
-    "fancy_index",           # adjoint of x[idx]: scatter-add
-    "fancy_index_param",     # adjoint of x[idx]: scatter-add
 }
 
 # Functions that write into their input arrays on purpose: in plain Python the caller's arrays

@@ -34,17 +34,27 @@ def flipped(x):
 
 
 def unsupported_everything(x, items):
-    if x > 0:
+    with items:
         x = -x
-    while x < 1:
-        x = x + 1
-    y = [v for v in items]
-    return x[0] + y
+    del items
+    x = x // 2
+    y = [v for v in x]
+    return (lambda v: v)(x) + y
 
 
 def recursive(x):
-    return recursive(x * 0.5)
+    return ping(x * 0.5)
 
 
 def calls_unknown(x):
     return np.fft.fft(x)
+
+
+def ping(x):
+    if x < 0.1:
+        return x
+    return pong(x * 0.5, 2.0)
+
+
+def pong(x, y):
+    return ping(x * y)

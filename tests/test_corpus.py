@@ -1,5 +1,5 @@
 """Every corpus function matches central finite differences, with JIT on and off, on random
-inputs; JIT on and off agree to 1e-12."""
+inputs; JIT on and off agree to 1e-12; a gradient call never modifies its arguments."""
 import ast
 import warnings
 
@@ -7,8 +7,14 @@ import numpy as np
 import pytest
 
 import s2sad
-from corpus_straight import CASES, NOT_NUMBA
+import corpus_control
+import corpus_straight
 from gradcheck import check_gradient
+
+CASES = corpus_straight.CASES + corpus_control.CASES
+NOT_NUMBA = corpus_straight.NOT_NUMBA | corpus_control.NOT_NUMBA
+SEEDS = {f.__name__: 2 for f, _, _ in corpus_straight.CASES}  # control cases: 4 seeds reach
+                                                              # every branch (corpus_control)
 
 
 @pytest.mark.parametrize("f, make_args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
@@ -17,9 +23,12 @@ def test_gradient_matches_finite_differences(f, make_args, wrt):
     jit_fn, py_fn = s2sad.grad(f, wrt=wrt, jit=True), s2sad.grad(f, wrt=wrt, jit=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", s2sad.JitFallbackWarning)
-        for seed in range(2):
+        for seed in range(SEEDS.get(f.__name__, 4)):
             args = make_args(np.random.default_rng(seed))
+            before = [np.copy(a) for a in args]
             check_gradient(f, args, wrt, jit_fn=jit_fn, py_fn=py_fn)
+            for a, b in zip(args, before):
+                assert np.array_equal(a, b), "a gradient call modified its argument"
     fallbacks = [w for w in caught if issubclass(w.category, s2sad.JitFallbackWarning)]
     if f.__name__ in NOT_NUMBA:
         assert len(fallbacks) == 1, "expected exactly one fallback warning"
@@ -38,4 +47,4 @@ def test_generated_code_reads_back(f, make_args, wrt):
     assert [node.name for node in tree.body if isinstance(node, ast.FunctionDef)] == \
         [f"d{f.__name__}"]
     assert "# ---- backward sweep ----" in text
-    assert "# grad of: " in text and "corpus_straight.py:" in text
+    assert "# grad of: " in text and f"{f.__module__}.py:" in text

@@ -1,0 +1,241 @@
+"""The adjoint block of one ANF statement: what `x = f(a, b)` contributes to `da` and `db`.
+
+Operators and library calls fill their derivative template (template.py); calls to user
+functions run the callee's own adjoint (joint mode); indexing scatters into the array's adjoint
+in place:
+
+    z = numpy.sin(_t0)      -->   d_t0 = dz * numpy.cos(_t0)
+    _t1 = x[i]              -->   dx[i] += d_t1                 (dx: zeros or a private copy)
+    a[i] = v                -->   dv = da[i]; da[i] = 0.0
+    y = g(x)                -->   _, _dx_0 = dg(x, dy); dx = dx + _dx_0
+"""
+import inspect
+import operator
+
+import gast
+
+from . import nodes, normalize, template, templates
+from .errors import Diagnostic
+
+BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+          gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul}
+UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
+
+
+class Blocks:
+    """Writes adjoint blocks into `adjoints.out`; collects problems instead of raising."""
+
+    def __init__(self, source, namer, link, adjoints):
+        self.source = source
+        self.namer = namer
+        self.link = link
+        self.adjoints = adjoints
+        self.problems = []
+        self.discard = None      # the name for values a callee's adjoint returns but we ignore
+
+    def adjoint_of(self, statement):
+        value = statement.value
+        if isinstance(statement.targets[0], gast.Subscript):
+            return self._adjoint_of_write(statement)
+        if isinstance(value, gast.Subscript):
+            return self._adjoint_of_read(statement)
+        if isinstance(value, gast.Call) and _is_user_call(value):
+            return self._adjoint_of_call(statement)
+        target = statement.targets[0].id
+        seed = self.adjoints.take(target)
+        if seed is None:
+            return
+        varied = statement.s2sad_varied
+        if isinstance(value, gast.Name):
+            self.adjoints.contribute(value.id, seed)
+            return
+        if isinstance(value, gast.BinOp):
+            rule, args, keywords = templates.rule_for(BINARY[type(value.op)]), \
+                [value.left, value.right], {}
+        elif isinstance(value, gast.UnaryOp):
+            rule, args, keywords = templates.rule_for(UNARY[type(value.op)]), [value.operand], {}
+        elif isinstance(value, gast.Call):
+            rule, args = templates.rule_for(value.s2sad_ref), value.args
+            keywords = {k.arg: k.value for k in value.keywords}
+        else:
+            return self._problem(statement, "cannot differentiate this expression")
+        if rule is None or rule.kind != "adjoint":
+            return self._missing_rule(statement, value, rule)
+        if any(n.id in varied for a in args if isinstance(a, gast.Tuple) for n in gast.walk(a)
+               if isinstance(n, gast.Name)):
+            return self._problem(statement, "a tuple of differentiated values is passed as one "
+                                 "argument; this is not supported yet")
+        candidates = [a.id for a in [*args, *keywords.values()]
+                      if isinstance(a, gast.Name) and a.id in varied]
+        seed = self.adjoints.protect(target, seed, candidates)
+        try:
+            pairs = template.contributions(rule, args, keywords, nodes.name(target), seed)
+        except template.BindError as exc:
+            return self._problem(statement, str(exc))
+        for argument, expression in pairs:
+            if not (isinstance(argument, gast.Name) and argument.id in varied):
+                continue
+            others = [a for a in args if a is not argument]
+            if rule.broadcasting and not all(_is_scalar(a, statement.s2sad_scalars)
+                                             for a in others):
+                expression = nodes.call("rt.unbroadcast", expression, argument)
+            self.adjoints.contribute(argument.id, expression)
+
+    def _adjoint_of_call(self, statement):
+        call = statement.value
+        names = [n.id for n in gast.walk(statement.targets[0]) if isinstance(n, gast.Name)]
+        if isinstance(statement.targets[0], gast.Tuple):
+            seed = gast.Tuple([self.adjoints.take(n) or nodes.call("rt.zeros_like", nodes.name(n))
+                               for n in names], gast.Load())
+        else:
+            seed = self.adjoints.take(names[0])
+            if seed is None:
+                return
+        try:
+            args = _bind_positional(call)
+        except TypeError as exc:
+            return self._problem(statement, f"cannot bind the call's arguments ({exc})")
+        positions = [i for i, a in enumerate(args)
+                     if isinstance(a, gast.Name) and a.id in statement.s2sad_varied]
+        if not positions:
+            return
+        names = list(inspect.signature(call.s2sad_ref).parameters)
+        kinds = (frozenset(names[i] for i, a in enumerate(args)
+                           if _is_scalar(a, statement.s2sad_scalars)),
+                 frozenset(names[i] for i, a in enumerate(args) if _is_int(a, statement.s2sad_ints)))
+        adjoint = self.link(call.s2sad_ref, tuple(positions), kinds)
+        if self.discard is None:
+            self.discard = self.namer.fresh("_")
+        outputs = [self.discard]
+        outputs += [self.namer.numbered(f"_{self.namer.adjoint(args[i].id)}_") for i in positions]
+        seed = self.adjoints.protect(names[0], seed, [args[i].id for i in positions])
+        self.adjoints.out.append(gast.Assign(
+            [gast.Tuple([nodes.name(o, store=True) for o in outputs], gast.Store())],
+            gast.Call(nodes.name(adjoint), [*args, seed], []), None))
+        for i, output in zip(positions, outputs[1:]):
+            self.adjoints.contribute(args[i].id, nodes.name(output))
+
+    def _adjoint_of_read(self, statement):
+        """`t = a[index]`: scatter dt into da, in place (da is private to this function)."""
+        seed = self.adjoints.take(statement.targets[0].id)
+        array = statement.value.value.id
+        if seed is None or array not in statement.s2sad_varied:
+            return
+        seed = self.adjoints.protect(statement.targets[0].id, seed, [array])
+        var = self.adjoints.own(array)
+        index = statement.value.slice
+        if _is_basic(index, statement.s2sad_ints):
+            self.adjoints.out.append(gast.AugAssign(
+                gast.Subscript(nodes.name(var), index, gast.Store()), gast.Add(), seed))
+        else:  # integer arrays may repeat an index: every occurrence must add
+            self.adjoints.out.append(gast.Expr(nodes.call("rt.add_at", nodes.name(var), index,
+                                                          seed)))
+
+    def _adjoint_of_write(self, statement):
+        """`a[index] = v`: dv takes da[index]; the overwritten elements get no gradient."""
+        subscript = statement.targets[0]
+        array, index, value = subscript.value.id, subscript.slice, statement.value
+        if self.adjoints.get(array) is None:
+            return
+        var = self.adjoints.own(array)
+        if isinstance(value, gast.Name) and value.id in statement.s2sad_varied:
+            part = gast.Subscript(nodes.name(var), index, gast.Load())
+            if any(isinstance(n, gast.Slice) for n in gast.walk(index)):
+                part = nodes.call("rt.copy", part)  # a slice is a view: copy before zeroing
+            if not _all_ints(index, statement.s2sad_ints):
+                part = nodes.call("rt.unbroadcast", part, value)
+            self.adjoints.contribute(value.id, part, alias=False)
+        self.adjoints.out.append(gast.Assign(
+            [gast.Subscript(nodes.name(var), index, gast.Store())], nodes.constant(0.0), None))
+
+    # ---- problems ------------------------------------------------------------------------------
+
+    def _problem(self, statement, message, why="", fix=""):
+        origin = getattr(statement, "s2sad_origin", statement)
+        node = statement.value if hasattr(statement.value, "lineno") else origin
+        self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
+
+    def _missing_rule(self, statement, value, rule):
+        name = _spelled(value)
+        if rule is not None and rule.kind == "not_implemented":
+            why = f"the derivative of {name} is not implemented yet" + \
+                  (f" ({rule.note})" if rule.note else "")
+        else:
+            why = f"{name} has no derivative template, and its source cannot be differentiated"
+        argument = _first_parameter(getattr(value, "s2sad_ref", None))
+        short = name.rsplit(".", 1)[-1]
+        self._problem(statement, f"no derivative template for {name}", why=why,
+                      fix=f"register one (README: 'Adding a derivative'), e.g.\n"
+                          f"    @s2sad.adjoint({name})\n"
+                          f"    def {short}(result, {argument}, ...):\n"
+                          f"        d[{argument}] = d[result] * ...\n"
+                          "or compute this value outside the differentiated function")
+
+
+
+
+def _first_parameter(func):
+    try:
+        return next(iter(inspect.signature(func).parameters))
+    except (TypeError, ValueError, StopIteration):
+        return "x"
+
+
+def _params(args):
+    return list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+
+
+def _targets(statement):
+    return [n.id for t in statement.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+
+
+def _is_scalar(atom, scalars):
+    return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
+
+
+def _is_user_call(call):
+    return getattr(call, "s2sad_user", False)
+
+
+def _spelled(value):
+    if isinstance(value, gast.Call):
+        return ".".join(nodes.dotted_parts(value.func) or ["?"])
+    return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+            gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +"
+            }.get(type(getattr(value, "op", None)), "?")
+
+
+def _bind_positional(call):
+    """The call's arguments in parameter order, defaults filled in as literals."""
+    signature = inspect.signature(call.s2sad_ref)
+    bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    bound.apply_defaults()
+    args = []
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise TypeError("*args/**kwargs parameters")
+        args.append(template.as_node(bound.arguments[parameter.name]))
+    return args
+
+
+def _index_parts(index):
+    return index.elts if isinstance(index, gast.Tuple) else [index]
+
+
+def _all_ints(index, ints):
+    """Every part is an int literal or a name known to hold an int: the result is one element."""
+    return all(_is_int(part, ints) for part in _index_parts(index))
+
+
+def _is_basic(index, ints):
+    """Ints and slices only: no element can be selected twice."""
+    return all(isinstance(part, gast.Slice) or _is_int(part, ints)
+               for part in _index_parts(index))
+
+
+def _is_int(atom, ints):
+    if isinstance(atom, gast.Constant):
+        return type(atom.value) is int
+    if isinstance(atom, gast.UnaryOp) and isinstance(atom.op, gast.USub):
+        return _is_int(atom.operand, ints)
+    return isinstance(atom, gast.Name) and atom.id in ints

@@ -1,0 +1,374 @@
+"""What the forward sweep keeps for the backward sweep, and where it puts it back.
+
+The backward block of a statement reads primal names (`dx = dz * numpy.cos(x)` reads x) and
+must see the value they had at that statement. Two ways to get there, chosen per name:
+
+- *save before overwrite*: where a name that already holds a value is reassigned, keep the old
+  value, and put it back once the reassignment's own block has run. Used where the name holds a
+  value at every reassignment (outside loops: at each one; in a loop: before the loop).
+- *save after use*: a name that may not exist yet where it is reassigned (first assigned inside a
+  loop or one branch) is kept right after each statement whose block reads it, and put back just
+  before that block.
+
+Outside loops a value is kept in a local (`_x_0 = x`); inside a loop on a stack, one per name
+(`_stack_x.append(x)` / `x = _stack_x.pop()`). Only names some backward block reads are kept.
+An `if` that has backward work records its branch (`_branch0`), a loop its trip count
+(`_trips0`); on a stack when they are themselves inside a loop.
+"""
+import collections
+
+import gast
+
+from . import activity, nodes
+
+
+class Saves:
+    def __init__(self, source, body, reads, final_reads, namer):
+        self.source = source
+        self.namer = namer
+        self.reads = reads
+        self.wanted = set().union(final_reads, *reads.values())
+        self.written = {activity.written_array(s) for s in _simple(body)} - {None}
+        self.before = collections.defaultdict(list)   # forward, before a statement
+        self.after = collections.defaultdict(list)    # forward, after it
+        self.restores = collections.defaultdict(list)  # backward, after its block
+        self.loads = collections.defaultdict(list)    # backward, before its block
+        self.stack_names = []
+        self._stacks = {}
+        self.restored = set()
+        self.recorded = {}       # id(compound) -> its bookkeeping
+        self.region_of = {}      # id(statement) -> outermost enclosing loop, or None
+        self._regions(body, None)
+        self._plan(body)
+
+    # ---- deciding ------------------------------------------------------------------------------
+
+    def _regions(self, statements, region):
+        for statement in statements:
+            self.region_of[id(statement)] = region
+            for child in _children(statement):
+                self._regions(child, region or statement if _is_loop(statement) else region)
+
+    def _plan(self, body):
+        after_use = collections.defaultdict(set)     # region -> names kept after each use
+        for statement in _walk(body):
+            region = self.region_of[id(statement)]
+            for name in self._defined_by(statement):
+                if name not in self.wanted:
+                    continue
+                exists = region.s2sad_defined if region is not None else statement.s2sad_defined
+                if name in exists or activity.written_array(statement) == name:
+                    self._save_before(statement, name, region)
+                elif region is not None or name in statement.s2sad_maybe:
+                    after_use[id(region)].add(name)
+        regions = {id(r): r for r in (self.region_of[id(s)] for s in _walk(body))}
+        for key, names in after_use.items():
+            for name in sorted(names):
+                self._save_after_uses(body, name, regions.get(key))
+
+    def _defined_by(self, statement):
+        if _is_loop(statement):
+            return activity.loop_target(statement)
+        if isinstance(statement, gast.Assign):
+            array = activity.written_array(statement)
+            return {array} if array else activity.targets(statement)
+        return set()
+
+    def _save_before(self, statement, name, region):
+        array = activity.written_array(statement)
+        if array is not None:  # keep the overwritten elements only
+            index = statement.targets[0].slice
+            part = gast.Subscript(nodes.name(name), index, gast.Load())
+            kept = nodes.call("rt.saved", part)
+            put_back = lambda value: gast.Assign(  # noqa: E731
+                [gast.Subscript(nodes.name(name), index, gast.Store())], value, None)
+            key = ("element", id(statement))
+        else:
+            kept = self._kept(name, statement)
+            put_back = lambda value: nodes.assign(name, value)  # noqa: E731
+            key = ("before", name, id(region))
+            self.restored.add(name)
+        self._keep(statement, region, key, name, kept, put_back, self.before, self.restores)
+
+    def _save_after_uses(self, body, name, region):
+        for statement in _walk(body):
+            if self.region_of[id(statement)] is not region:
+                continue
+            reads = self.reads.get(id(statement), set())
+            if _is_loop(statement) and region is None:  # the loop reads what its blocks read
+                inside = set().union(*(self.reads.get(id(s), set()) for s in _walk([statement])))
+                assigned = {n for s in _walk(statement.body) for n in self._defined_by(s)}
+                reads = inside - assigned
+            if name not in reads or self._recomputed(statement, name, body):
+                continue
+            self.restored.add(name)
+            self._keep(statement, region, ("after", name, id(region)), name,
+                       self._kept(name, statement),
+                       lambda value: nodes.assign(name, value), self.after, self.loads)
+
+    def _recomputed(self, statement, name, body):
+        """A `for` counter is recomputed by the backward loop: reads inside need no save."""
+        for loop in _enclosing_loops(body, statement) or ():
+            if isinstance(loop, gast.For) and loop.target.id == name and not any(
+                    name in self._defined_by(s) for s in _walk(loop.body)):
+                return True
+        return False
+
+    def _kept(self, name, statement):
+        """The expression that keeps `name`'s value: arrays are copied (they may be written in
+        place later, and a stack holds one array layout); known scalars are kept as they are."""
+        if name in getattr(statement, "s2sad_scalars", ()) and \
+                name not in activity.targets(statement):
+            return nodes.name(name)
+        return nodes.call("rt.saved", nodes.name(name))
+
+    def _keep(self, statement, region, key, name, kept, put_back, forward, backward):
+        if region is None:
+            local = self.namer.numbered(f"_{name}_")
+            forward[id(statement)].append(nodes.assign(local, kept))
+            backward[id(statement)].append(put_back(nodes.name(local)))
+        else:
+            stack = self._stack(key, f"_stack_{name}")
+            forward[id(statement)].append(_push(stack, kept))
+            backward[id(statement)].insert(0, put_back(_pop(stack)))
+
+    def _stack(self, key, base):
+        if key not in self._stacks:
+            self._stacks[key] = self.namer.fresh(base)
+            self.stack_names.append(self._stacks[key])
+        return self._stacks[key]
+
+    def stacks(self):
+        return [nodes.assign(name, gast.List([], gast.Load())) for name in self.stack_names]
+
+    # ---- the backward sweep: markers expanded ------------------------------------------------
+
+    def expand(self, statements):
+        out, commented = [], None
+        for statement in statements:
+            kind = getattr(statement, "kind", None)
+            if kind == "stmt":
+                key = id(statement.statement)
+                code = self.loads.get(key, []) + statement.body + self.restores.get(key, [])
+                origin = _origin(statement.statement)
+                if code and origin is not commented:
+                    out.append(nodes.Comment(f"grad of: {self._comment(origin)}"))
+                    commented = origin
+                out.extend(code)
+            elif kind == "restore":
+                out.extend(self.restores.get(id(statement.statement), []))
+            elif kind == "if":
+                out.extend(self._expand_if(statement))
+                commented = None
+            elif kind == "loop":
+                out.extend(self._expand_loop(statement))
+                commented = None
+            else:
+                out.append(statement)
+        return out
+
+    def _expand_if(self, marker):
+        statement = marker.statement
+        body, orelse = self.expand(marker.body), self.expand(marker.orelse)
+        if not body and not orelse:
+            return []
+        flag = self.namer.numbered("_branch")
+        self.recorded[id(statement)] = flag
+        code = []
+        if not getattr(statement, "s2sad_guard", False):
+            code.append(nodes.Comment(f"grad of: {self._header(statement)}"))
+        if self.region_of[id(statement)] is not None:
+            code.append(nodes.assign(flag, _pop(self._stack(("flag", flag), f"_stack{flag}"))))
+        test = nodes.name(flag)
+        if not body:
+            test, body, orelse = gast.UnaryOp(gast.Not(), test), orelse, []
+        return code + [gast.If(test, body, orelse)]
+
+    def _expand_loop(self, marker):
+        statement = marker.statement
+        body = self.expand(marker.body)
+        if not body:
+            return []
+        trips = self.namer.numbered("_trips")
+        self.recorded[id(statement)] = trips
+        counter, first = self._counter(statement)
+        code = [nodes.Comment(f"grad of: {self._header(statement)}")]
+        code.extend(self.loads.get(id(statement), []))
+        if self.region_of[id(statement)] is not None:
+            code.append(nodes.assign(trips, _pop(self._stack(("trips", trips),
+                                                             f"_stack{trips}"))))
+        backwards = _call("range", gast.BinOp(nodes.name(trips), gast.Sub(), nodes.constant(1)),
+                          _minus_one(), _minus_one())
+        return code + [gast.For(nodes.name(counter, store=True), backwards, first + body, [],
+                                None)]
+
+    def _counter(self, loop):
+        """The backward loop's counter, and the statement recomputing the forward counter."""
+        if not isinstance(loop, gast.For):
+            return self.namer.numbered("_k"), []
+        start, step = _range_start_step(loop.iter)
+        target = loop.target.id
+        if _is_constant(start, 0) and _is_constant(step, 1):
+            return target, []
+        k = self.namer.numbered("_k")
+        start_atom, step_atom = self._bookkeeping(loop, start, "_start"), \
+            self._bookkeeping(loop, step, "_step")
+        value = gast.BinOp(start_atom, gast.Add(),
+                           gast.BinOp(nodes.name(k), gast.Mult(), step_atom))
+        return k, [nodes.assign(target, value)]
+
+    def _bookkeeping(self, loop, atom, base):
+        """A range bound the backward loop needs: literals inline, names kept at loop entry."""
+        if not isinstance(atom, gast.Name):
+            return atom
+        local = self.namer.numbered(base)
+        self.recorded.setdefault(("bounds", id(loop)), []).append((local, atom))
+        if self.region_of[id(loop)] is None:
+            return nodes.name(local)
+        stack = self._stack(("bounds", local), f"_stack{local}")
+        self.loads[id(loop)].append(nodes.assign(local, _pop(stack)))
+        return nodes.name(local)
+
+    # ---- the forward sweep -------------------------------------------------------------------
+
+    def forward(self, statements):
+        out, previous = [], None
+        for statement in statements:
+            origin = _origin(statement)
+            if origin is not previous and not getattr(statement, "s2sad_guard", False):
+                out.append(nodes.Comment(self._header(statement) if isinstance(
+                    statement, (gast.If, gast.For, gast.While)) else self._comment(origin)))
+            previous = origin
+            out.extend(self.before.get(id(statement), []))
+            out.extend(self._forward_one(statement))
+            out.extend(self.after.get(id(statement), []))
+        return out
+
+    def _forward_one(self, statement):
+        in_loop = self.region_of[id(statement)] is not None
+        if isinstance(statement, gast.If):
+            body, orelse = self.forward(statement.body), self.forward(statement.orelse)
+            flag = self.recorded.get(id(statement))
+            if flag is None:
+                return [gast.If(statement.test, body or [gast.Pass()], orelse)]
+            code = [nodes.assign(flag, statement.test)]
+            if in_loop:
+                code.append(_push(self._stack(("flag", flag), f"_stack{flag}"),
+                                  nodes.name(flag)))
+            return code + [gast.If(nodes.name(flag), body or [gast.Pass()], orelse)]
+        if not _is_loop(statement):
+            value = getattr(statement, "value", None)
+            if isinstance(value, gast.Subscript) and value.value.id in self.written:
+                # a view of an array written in place later would change under our feet
+                copy = gast.Assign(statement.targets, nodes.call("rt.saved", value), None)
+                return [gast.copy_location(copy, statement)]
+            return [statement]
+        body = self.forward(statement.body)
+        exits = getattr(statement, "s2sad_exits", [])
+        if exits:
+            test = nodes.name(exits[0]) if len(exits) == 1 else \
+                gast.BoolOp(gast.Or(), [nodes.name(f) for f in exits])
+            body.append(gast.If(test, [gast.Break()], []))
+        trips = self.recorded.get(id(statement))
+        code = []
+        for local, atom in self.recorded.get(("bounds", id(statement)), []):
+            code.append(nodes.assign(local, atom))
+            if in_loop:
+                code.append(_push(self._stack(("bounds", local), f"_stack{local}"),
+                                  nodes.name(local)))
+        if trips is not None:
+            if isinstance(statement, gast.For) and not exits:
+                code.append(nodes.assign(trips, _call("len", statement.iter)))
+            else:
+                code.append(nodes.assign(trips, nodes.constant(0)))
+                body.insert(0, nodes.assign(trips, gast.BinOp(
+                    nodes.name(trips), gast.Add(), nodes.constant(1))))
+        loop = type(statement)(**{f: getattr(statement, f) for f in statement._fields})
+        loop.body, loop.orelse = body or [gast.Pass()], []
+        code.append(loop)
+        if trips is not None and in_loop:
+            code.append(_push(self._stack(("trips", trips), f"_stack{trips}"),
+                              nodes.name(trips)))
+        return code
+
+    # ---- comments ----------------------------------------------------------------------------
+
+    def _comment(self, origin):
+        return f"{self._segment(origin)}   [{self.source.where(origin)}]"
+
+    def _header(self, statement):
+        origin = _origin(statement)
+        return f"{self.source.header(origin)}   [{self.source.where(origin)}]"
+
+    def _segment(self, origin):
+        return self.source.segment(origin)
+
+
+def _origin(statement):
+    return getattr(statement, "s2sad_origin", statement)
+
+
+def _simple(statements):
+    return [s for s in _walk(statements) if isinstance(s, gast.Assign)]
+
+
+def _walk(statements):
+    """Every statement, in forward order, compounds before their contents."""
+    for statement in statements:
+        yield statement
+        for child in _children(statement):
+            yield from _walk(child)
+
+
+def _children(statement):
+    if isinstance(statement, gast.If):
+        return [statement.body, statement.orelse]
+    if _is_loop(statement):
+        return [statement.body]
+    return []
+
+
+def _enclosing_loops(body, target, chain=()):
+    """The loops around `target`, outermost first (None if it is not in `body`)."""
+    for statement in body:
+        if statement is target:
+            return chain
+        for child in _children(statement):
+            inner = chain + ((statement,) if _is_loop(statement) else ())
+            found = _enclosing_loops(child, target, inner)
+            if found is not None:
+                return found
+    return None
+
+
+def _is_loop(statement):
+    return isinstance(statement, (gast.For, gast.While))
+
+
+def _push(stack, value):
+    return gast.Expr(gast.Call(gast.Attribute(nodes.name(stack), "append", gast.Load()),
+                               [value], []))
+
+
+def _pop(stack):
+    return gast.Call(gast.Attribute(nodes.name(stack), "pop", gast.Load()), [], [])
+
+
+def _call(function, *args):
+    return gast.Call(nodes.name(function), list(args), [])
+
+
+def _minus_one():
+    return gast.UnaryOp(gast.USub(), nodes.constant(1))
+
+
+def _range_start_step(call):
+    args = call.args
+    if len(args) == 1:
+        return nodes.constant(0), nodes.constant(1)
+    return args[0], args[2] if len(args) > 2 else nodes.constant(1)
+
+
+def _is_constant(atom, value):
+    return isinstance(atom, gast.Constant) and atom.value == value and \
+        type(atom.value) is type(value)
