@@ -196,4 +196,6 @@ def propagates(value):
     if isinstance(value, gast.Call):
         rule = templates.rule_for(getattr(value, "s2sad_ref", None))
         return rule is None or rule.kind != "nondifferentiable"
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.FloorDiv):
+        return False  # piecewise constant
     return True

@@ -18,7 +18,8 @@ from . import nodes, normalize, template, templates
 from .errors import Diagnostic
 
 BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
-          gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul}
+          gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+          gast.Mod: operator.mod, gast.FloorDiv: operator.floordiv}
 UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
 
@@ -139,11 +140,9 @@ class Blocks:
             return
         var = self.adjoints.own(array)
         if isinstance(value, gast.Name) and value.id in statement.s2sad_varied:
-            part = gast.Subscript(nodes.name(var), index, gast.Load())
-            if any(isinstance(n, gast.Slice) for n in gast.walk(index)):
-                part = nodes.call("rt.copy", part)  # a slice is a view: copy before zeroing
-            if not _all_ints(index, statement.s2sad_ints):
-                part = nodes.call("rt.unbroadcast", part, value)
+            # a copy: da[index] may be a view (a slice, or a row), zeroed just below
+            part = nodes.call("rt.copy", gast.Subscript(nodes.name(var), index, gast.Load()))
+            part = nodes.call("rt.unbroadcast", part, value)
             self.adjoints.contribute(value.id, part, alias=False)
         self.adjoints.out.append(gast.Assign(
             [gast.Subscript(nodes.name(var), index, gast.Store())], nodes.constant(0.0), None))
@@ -201,7 +200,7 @@ def _spelled(value):
     if isinstance(value, gast.Call):
         return ".".join(nodes.dotted_parts(value.func) or ["?"])
     return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
-            gast.MatMult: "@", gast.USub: "unary -", gast.UAdd: "unary +"
+            gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//", gast.USub: "unary -", gast.UAdd: "unary +"
             }.get(type(getattr(value, "op", None)), "?")
 
 
@@ -220,11 +219,6 @@ def _bind_positional(call):
 
 def _index_parts(index):
     return index.elts if isinstance(index, gast.Tuple) else [index]
-
-
-def _all_ints(index, ints):
-    """Every part is an int literal or a name known to hold an int: the result is one element."""
-    return all(_is_int(part, ints) for part in _index_parts(index))
 
 
 def _is_basic(index, ints):

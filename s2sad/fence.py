@@ -19,7 +19,8 @@ ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.
 ALLOWED_EXPRESSIONS = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Call,
                        gast.Attribute, gast.Tuple, gast.keyword, gast.Subscript, gast.IfExp,
                        gast.Compare, gast.BoolOp)
-ALLOWED_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
+ALLOWED_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.Mod,
+                  gast.FloorDiv)
 ALLOWED_UNARYOPS = (gast.USub, gast.UAdd, gast.Not)
 
 # What to call a construct in a message; anything missing is named by its class.
@@ -143,6 +144,8 @@ class _Fence:
             for child in gast.iter_child_nodes(node):  # operators, contexts, comprehensions...
                 self._expression(child)
             return
+        if isinstance(node, gast.List) and all(_is_number(e) for e in node.elts):
+            return  # a constant list, e.g. numpy.array([0, 2, 1])
         if not isinstance(node, ALLOWED_EXPRESSIONS):
             self._unsupported(node)
         elif isinstance(node, gast.BinOp):
@@ -171,7 +174,7 @@ class _Fence:
         if not isinstance(op, ALLOWED_BINOPS):
             symbol = BINOP_SYMBOLS.get(type(op), type(op).__name__)
             self.report(node, f"the operator `{symbol}` is not supported yet",
-                        fix="use + - * / ** @ or a NumPy function")
+                        fix="use + - * / ** @ % // or a NumPy function")
 
     def _unsupported(self, node):
         what = DESCRIPTIONS.get(type(node), f"`{type(node).__name__}` nodes")
@@ -180,6 +183,13 @@ class _Fence:
                         "`if`, `for` and `while`",
                     fix="rewrite this part without it, or move it out of the differentiated "
                         "function")
+
+
+def _is_number(node):
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return _is_number(node.operand)
+    return isinstance(node, gast.Constant) and isinstance(node.value, (int, float)) and \
+        not isinstance(node.value, bool)
 
 
 def _always_returns(statements):

@@ -32,6 +32,8 @@ def is_atom(node):
         return is_literal(node.operand)
     if isinstance(node, gast.Tuple):
         return all(is_atom(element) for element in node.elts)
+    if isinstance(node, gast.List):  # constant lists only pass the fence
+        return all(is_literal(element) for element in node.elts)
     return is_literal(node)
 
 

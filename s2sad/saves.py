@@ -294,6 +294,8 @@ class Saves:
     # ---- comments ----------------------------------------------------------------------------
 
     def _comment(self, origin):
+        if isinstance(origin, (gast.If, gast.For, gast.While)):  # e.g. a loop bound's temporary
+            return f"{self.source.header(origin)}   [{self.source.where(origin)}]"
         return f"{self._segment(origin)}   [{self.source.where(origin)}]"
 
     def _header(self, statement):

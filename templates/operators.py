@@ -9,7 +9,7 @@ import numpy
 
 from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, d
+from . import adjoint, d, nondifferentiable
 
 
 @adjoint(operator.add, numpy.add, broadcasting=True)
@@ -42,6 +42,12 @@ def power(z, x, y):
     d[y] = d[z] * z * numpy.log(x)
 
 
+@adjoint(operator.mod, numpy.mod, numpy.remainder, broadcasting=True)
+def mod(z, x, y):
+    d[x] = d[z]
+    d[y] = -d[z] * numpy.floor(x / y)
+
+
 @adjoint(operator.neg, numpy.negative)
 def negative(z, x):
     d[x] = -d[z]
@@ -56,3 +62,6 @@ def positive(z, x):
 def matmul(z, x, y):
     d[x] = rt.matmul_grad_a(d[z], x, y)
     d[y] = rt.matmul_grad_b(d[z], x, y)
+
+
+nondifferentiable(operator.floordiv, numpy.floor_divide)  # piecewise constant

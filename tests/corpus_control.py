@@ -567,6 +567,81 @@ def _skew_args(rng, batch=2, n=3):
 # Functions Numba is expected not to compile (a guess; they would fall back to Python). The
 # forward functions all compile except batched_skew_scatter; the two fancy-index cases are here
 # because the adjoint of a fancy read is a scatter-add (numpy.add.at), which Numba lacks.
+# ---- found by hand while building the transformer ----------------------------------------
+
+def branch_defined_in_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        if (i % 2 == 0) if i < 2 else i > 1:
+            t = math.sin(x * i)
+            s = s + t * t
+        else:
+            s = s + x
+    return s
+
+def carried_temp(x, n):
+    s = 0.0
+    t = x
+    for i in range(n):
+        s = s + t * x
+        t = math.cos(t) * x
+    return s + t
+
+def nested_saves(x, n):
+    for i in range(n):
+        y = x
+        for j in range(3):
+            y = y * 0.5 + math.sin(y)
+        x = y * x
+    return x
+
+def dup_fancy(x):
+    idx = np.array([0, 1, 1, 2, 0])
+    return np.sum(x[idx] ** 2)
+
+def rows_inplace(A):
+    B = A * 1.0
+    for k in range(B.shape[0] - 1):
+        B[k + 1] = B[k + 1] + 0.5 * B[k] * B[k]
+    return np.sum(B)
+
+def while_array(x):
+    y = x * 1.0
+    k = 0
+    while np.sum(y * y) > 0.1 and k < 50:
+        y = y * 0.7
+        k = k + 1
+    return np.sum(y ** 3)
+
+def early_in_nested(x, n):
+    acc = 0.0
+    for i in range(n):
+        for j in range(n):
+            acc = acc + x * i - j * 0.1
+            if acc > 3.0:
+                return acc * x
+    return acc
+
+def accumulate_array(x, n):
+    out = np.zeros(3)
+    for i in range(n):
+        out += x * i
+        out[i % 3] *= 1.1 if i > 0 else 1.0
+    return np.sum(out * out)
+
+def shadow_param(x, c):
+    for i in range(3):
+        c = c * x
+        x = x + c
+    return x * c
+
+def cond_expr_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + (x * x if s < 1.0 else math.sqrt(x))
+    return s
+
+
 NOT_NUMBA = {
     "batched_skew_scatter",  # two integer-array indices in one subscript, and @ on 3-D arrays
 }
@@ -631,4 +706,14 @@ CASES = [
     (rk4_oscillator, lambda r: (_any(r, 2), _pos(r)), (0, 1)),
     (contractive_recurrence, lambda r: (_any(r), r.uniform(-1.5, 1.5)), (0, 1)),
     (local_variable_types, lambda r: (r.uniform(-1.0, 1.0), _any(r, 3), 5), (0, 1)),
+    (branch_defined_in_loop, lambda r: (r.uniform(0.3, 0.9), 5), 0),
+    (carried_temp, lambda r: (r.uniform(0.2, 0.6), 6), 0),
+    (nested_saves, lambda r: (r.uniform(0.2, 0.4), 4), 0),
+    (dup_fancy, lambda r: (r.normal(size=3),), 0),
+    (rows_inplace, lambda r: (r.normal(size=(4, 3)) * 0.5,), 0),
+    (while_array, lambda r: (r.uniform(0.5, 0.9, size=3) * np.array([1.0, -1.0, 1.0]),), 0),
+    (early_in_nested, lambda r: (r.uniform(0.3, 0.4), 5), 0),
+    (accumulate_array, lambda r: (r.normal(size=3) * 0.5, 5), 0),
+    (shadow_param, lambda r: (r.uniform(0.2, 0.4), r.uniform(0.5, 0.8)), (0, 1)),
+    (cond_expr_loop, lambda r: (r.uniform(0.3, 0.45), 6), 0),
 ]

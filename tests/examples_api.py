@@ -37,7 +37,7 @@ def unsupported_everything(x, items):
     with items:
         x = -x
     del items
-    x = x // 2
+    x = x << 2
     y = [v for v in x]
     return (lambda v: v)(x) + y
 
