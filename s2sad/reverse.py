@@ -29,6 +29,7 @@ How it is built, in three passes:
    others record their branch flag or trip count in the forward sweep.
 """
 import gast
+import numpy
 
 from . import activity, nodes
 from .normalize import is_literal
@@ -228,7 +229,11 @@ def _known(value, scalars, ints):
     if isinstance(value, gast.Call):
         head = (nodes.dotted_parts(value.func) or [None])[0]
         integer = head in ("int", "len")
-        return head in ("math", "float", "int", "len"), integer
+        elementwise = isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or \
+            getattr(value, "s2sad_ref", None) in (abs, min, max, round)
+        scalar_args = bool(value.args) and not value.keywords and \
+            all(_is_scalar(a, scalars) for a in value.args)
+        return head in ("math", "float", "int", "len") or (elementwise and scalar_args), integer
     if isinstance(value, gast.Name):
         return value.id in scalars, value.id in ints
     if isinstance(value, gast.Constant):

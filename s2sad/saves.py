@@ -84,7 +84,7 @@ class Saves:
                 [gast.Subscript(nodes.name(name), index, gast.Store())], value, None)
             key = ("element", id(statement))
         else:
-            kept = self._kept(name, statement)
+            kept = self._kept(name, statement, after=False)
             put_back = lambda value: nodes.assign(name, value)  # noqa: E731
             key = ("before", name, id(region))
             self.restored.add(name)
@@ -103,7 +103,7 @@ class Saves:
                 continue
             self.restored.add(name)
             self._keep(statement, region, ("after", name, id(region)), name,
-                       self._kept(name, statement),
+                       self._kept(name, statement, after=True),
                        lambda value: nodes.assign(name, value), self.after, self.loads)
 
     def _recomputed(self, statement, name, body):
@@ -114,11 +114,11 @@ class Saves:
                 return True
         return False
 
-    def _kept(self, name, statement):
+    def _kept(self, name, statement, after):
         """The expression that keeps `name`'s value: arrays are copied (they may be written in
         place later, and a stack holds one array layout); known scalars are kept as they are."""
-        if name in getattr(statement, "s2sad_scalars", ()) and \
-                name not in activity.targets(statement):
+        if name in getattr(statement, "s2sad_scalars", ()) and not (
+                after and name in activity.targets(statement)):
             return nodes.name(name)
         return nodes.call("rt.saved", nodes.name(name))
 
