@@ -97,12 +97,14 @@ class _Reverse:
             value_name = self.namer.fresh("value")  # its name is reassigned in the backward sweep
             forward.append(nodes.assign(value_name, value))
             value = nodes.name(value_name)
-        statements = [nodes.Comment("---- forward sweep ----")] + saves.stacks() + forward
-        statements += [nodes.Comment("---- backward sweep ----")] + backward
+        statements = forward + [nodes.Comment("---- backward sweep ----")] + backward
         statements.append(gast.Return(gast.Tuple([value] + grads, gast.Load())))
         params = [nodes.name(p) for p in self.params] + [nodes.name(self.d_result)]
         args = gast.arguments(params, [], None, [], [], None, [])
-        return gast.FunctionDef(adjoint_name, args, statements, [], None, None, [])
+        function = gast.FunctionDef(adjoint_name, args, statements, [], None, None, [])
+        saves.preallocate(function)
+        function.body[:0] = [nodes.Comment("---- forward sweep ----")] + saves.stacks()
+        return function
 
     def _seed_return(self):
         value = self.returned.value

@@ -35,6 +35,8 @@ class Saves:
         self.loads = collections.defaultdict(list)    # backward, before its block
         self.stack_names = []
         self._stacks = {}
+        self.sites = {}          # stack name -> [(statement, loop, kept value)]
+        self.preallocated = {}   # stack name -> the loop counter indexing it
         self.restored = set()
         self.recorded = {}       # id(compound) -> its bookkeeping
         self.region_of = {}      # id(statement) -> outermost enclosing loop, or None
@@ -131,6 +133,7 @@ class Saves:
             stack = self._stack(key, f"_stack_{name}")
             forward[id(statement)].append(_push(stack, kept))
             backward[id(statement)].insert(0, put_back(_pop(stack)))
+            self.sites.setdefault(stack, []).append((statement, region, kept))
 
     def _stack(self, key, base):
         if key not in self._stacks:
@@ -139,7 +142,33 @@ class Saves:
         return self._stacks[key]
 
     def stacks(self):
-        return [nodes.assign(name, gast.List([], gast.Load())) for name in self.stack_names]
+        return [nodes.assign(name, gast.List([], gast.Load())) for name in self.stack_names
+                if name not in self.preallocated]
+
+    def preallocate(self, function):
+        """Stacks pushed once per iteration of `for i in range(n)`, with a known float, become
+        arrays allocated before the loop and indexed by `i` (`_stack_x[i] = x`,
+        `x = _stack_x[i]`): about twice as fast as a list in compiled code."""
+        loops = {}
+        for stack, sites in self.sites.items():
+            if len(sites) != 1:
+                continue
+            statement, loop, kept = sites[0]
+            if self._indexable(loop) and any(s is statement for s in loop.body) and \
+                    isinstance(kept, gast.Name) and kept.id not in statement.s2sad_ints:
+                loops.setdefault(id(loop), []).append(stack)
+                self.preallocated[stack] = loop.target.id
+        _Preallocate(self.preallocated, {self.recorded[k]: v for k, v in loops.items()
+                                         if k in self.recorded}).visit(function)
+
+    def _indexable(self, loop):
+        if not isinstance(loop, gast.For) or getattr(loop, "s2sad_exits", None) or \
+                id(loop) not in self.recorded:
+            return False
+        start, step = _range_start_step(loop.iter)
+        counter = loop.target.id
+        return _is_constant(start, 0) and _is_constant(step, 1) and not any(
+            counter in self._defined_by(s) for s in _walk(loop.body))
 
     # ---- the backward sweep: markers expanded ------------------------------------------------
 
@@ -304,6 +333,48 @@ class Saves:
 
     def _segment(self, origin):
         return self.source.segment(origin)
+
+
+class _Preallocate(gast.NodeTransformer):
+    """`s.append(v)` -> `s[i] = v`, `s.pop()` -> `s[i]`, and `s = numpy.empty(_trips0)` right
+    after the trip count, for the preallocated stacks."""
+
+    def __init__(self, counters, stacks_by_trips):
+        self.counters = counters
+        self.stacks_by_trips = stacks_by_trips
+
+    def visit_Expr(self, node):
+        call = node.value
+        stack = _method_target(call, "append")
+        if stack in self.counters:
+            target = gast.Subscript(nodes.name(stack), nodes.name(self.counters[stack]),
+                                    gast.Store())
+            return gast.Assign([target], call.args[0], None)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        stack = _method_target(node, "pop")
+        if stack in self.counters:
+            return gast.Subscript(nodes.name(stack), nodes.name(self.counters[stack]),
+                                  gast.Load())
+        return self.generic_visit(node)
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        target = node.targets[0]
+        if isinstance(target, gast.Name) and target.id in self.stacks_by_trips and \
+                isinstance(node.value, gast.Call) and \
+                getattr(node.value.func, "id", None) == "len":
+            return [node] + [nodes.assign(stack, nodes.call("numpy.empty", nodes.name(target.id)))
+                             for stack in self.stacks_by_trips[target.id]]
+        return node
+
+
+def _method_target(call, method):
+    if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+            call.func.attr == method and isinstance(call.func.value, gast.Name):
+        return call.func.value.id
+    return None
 
 
 def _origin(statement):
