@@ -180,14 +180,6 @@ def _first_parameter(func):
         return "x"
 
 
-def _params(args):
-    return list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
-
-
-def _targets(statement):
-    return [n.id for t in statement.targets for n in gast.walk(t) if isinstance(n, gast.Name)]
-
-
 def _is_scalar(atom, scalars):
     return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
 

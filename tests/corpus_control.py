@@ -605,7 +605,7 @@ def rows_inplace(A):
         B[k + 1] = B[k + 1] + 0.5 * B[k] * B[k]
     return np.sum(B)
 
-def while_array(x):
+def while_array_capped(x):
     y = x * 1.0
     k = 0
     while np.sum(y * y) > 0.1 and k < 50:
@@ -711,7 +711,8 @@ CASES = [
     (nested_saves, lambda r: (r.uniform(0.2, 0.4), 4), 0),
     (dup_fancy, lambda r: (r.normal(size=3),), 0),
     (rows_inplace, lambda r: (r.normal(size=(4, 3)) * 0.5,), 0),
-    (while_array, lambda r: (r.uniform(0.5, 0.9, size=3) * np.array([1.0, -1.0, 1.0]),), 0),
+    (while_array_capped, lambda r: (r.uniform(0.5, 0.9, size=3) * np.array([1.0, -1.0, 1.0]),),
+     0),
     (early_in_nested, lambda r: (r.uniform(0.3, 0.4), 5), 0),
     (accumulate_array, lambda r: (r.normal(size=3) * 0.5, 5), 0),
     (shadow_param, lambda r: (r.uniform(0.2, 0.4), r.uniform(0.5, 0.8)), (0, 1)),
