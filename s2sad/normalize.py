@@ -1,8 +1,11 @@
 """Stage 4: one operation per statement (A-normal form).
 
-Every statement becomes `name = <one operation on atoms>` or `return <atom>`, where an atom is a
-name, a literal or a tuple of atoms. Each new statement remembers the user statement it came
-from (`s2sad_origin`), for comments and error locations.
+Every statement becomes `name = <one operation on atoms>`, `array[index atoms] = atom`,
+`return <atom>`, or an `if`/`for`/`while` whose bodies are normalized the same way (their tests
+stay whole: they carry no gradient). An atom is a name, a literal or a tuple of atoms;
+`a if c else b` becomes an `if`, and `for row in A:` a loop over `range(len(A))`. Each new
+statement remembers the user statement it came from (`s2sad_origin`), for comments and error
+locations.
 
     z = np.sin(x * w)                  _t0 = x * w
     x += z                      -->    z = numpy.sin(_t0)
