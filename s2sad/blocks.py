@@ -77,7 +77,7 @@ class Blocks:
             if not (isinstance(argument, gast.Name) and argument.id in varied):
                 continue
             others = [a for a in args if a is not argument]
-            if rule.broadcasting and not all(_is_scalar(a, statement.s2sad_scalars)
+            if rule.broadcasting and not all(is_scalar(a, statement.s2sad_scalars)
                                              for a in others):
                 expression = nodes.call("rt.unbroadcast", expression, argument)
             self.adjoints.contribute(argument.id, expression)
@@ -102,8 +102,8 @@ class Blocks:
             return
         names = list(inspect.signature(call.s2sad_ref).parameters)
         kinds = (frozenset(names[i] for i, a in enumerate(args)
-                           if _is_scalar(a, statement.s2sad_scalars)),
-                 frozenset(names[i] for i, a in enumerate(args) if _is_int(a, statement.s2sad_ints)))
+                           if is_scalar(a, statement.s2sad_scalars)),
+                 frozenset(names[i] for i, a in enumerate(args) if is_int(a, statement.s2sad_ints)))
         adjoint = self.link(call.s2sad_ref, tuple(positions), kinds)
         if self.discard is None:
             self.discard = self.namer.fresh("_")
@@ -180,7 +180,8 @@ def _first_parameter(func):
         return "x"
 
 
-def _is_scalar(atom, scalars):
+def is_scalar(atom, scalars):
+    """A literal, or a name known to hold a Python scalar."""
     return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
 
 
@@ -215,13 +216,14 @@ def _index_parts(index):
 
 def _is_basic(index, ints):
     """Ints and slices only: no element can be selected twice."""
-    return all(isinstance(part, gast.Slice) or _is_int(part, ints)
+    return all(isinstance(part, gast.Slice) or is_int(part, ints)
                for part in _index_parts(index))
 
 
-def _is_int(atom, ints):
+def is_int(atom, ints):
+    """An int literal, or a name known to hold an int."""
     if isinstance(atom, gast.Constant):
         return type(atom.value) is int
     if isinstance(atom, gast.UnaryOp) and isinstance(atom.op, gast.USub):
-        return _is_int(atom.operand, ints)
+        return is_int(atom.operand, ints)
     return isinstance(atom, gast.Name) and atom.id in ints

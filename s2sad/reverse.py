@@ -32,9 +32,8 @@ import gast
 import numpy
 
 from . import activity, nodes
-from .normalize import is_literal
 from .adjoints import Adjoints
-from .blocks import Blocks
+from .blocks import Blocks, is_int, is_scalar
 from .errors import TemplateError
 from .saves import Saves
 
@@ -157,13 +156,11 @@ class _Reverse:
             return [_Marker("loop", statement, self._backward_block(statement.body), []),
                     _Marker("restore", statement, [], [])]
         touched, live, private = self._carried(statement)
-        carried = touched & (live | set(self.adjoints.env))
-        self.adjoints.out = before = []
-        self.adjoints.canonical(carried, zero=carried, private=private)
+        self.adjoints.out = before = []  # touched: already limited to live or present ones
+        self.adjoints.canonical(touched, zero=touched, private=private)
         code = self._backward_block(statement.body)
         self.adjoints.out = code
-        self.adjoints.canonical(carried, zero=carried, private=private)
-        self.adjoints.keep_only(carried, drop=touched)
+        self.adjoints.canonical(touched, zero=touched, private=private)
         return before + [_Marker("loop", statement, code, []),
                          _Marker("restore", statement, [], [])]
 
@@ -234,7 +231,7 @@ def _known(value, scalars, ints):
         elementwise = isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or \
             getattr(value, "s2sad_ref", None) in (abs, min, max, round)
         scalar_args = bool(value.args) and not value.keywords and \
-            all(_is_scalar(a, scalars) for a in value.args)
+            all(is_scalar(a, scalars) for a in value.args)
         return head in ("math", "float", "int", "len") or (elementwise and scalar_args), integer
     if isinstance(value, gast.Name):
         return value.id in scalars, value.id in ints
@@ -242,8 +239,8 @@ def _known(value, scalars, ints):
         return True, type(value.value) is int
     if isinstance(value, (gast.BinOp, gast.UnaryOp)):
         operands = [a for a in gast.iter_child_nodes(value) if isinstance(a, gast.expr)]
-        scalar = all(_is_scalar(a, scalars) for a in operands)
-        integer = all(_is_int(a, ints) for a in operands) and \
+        scalar = all(is_scalar(a, scalars) for a in operands)
+        integer = all(is_int(a, ints) for a in operands) and \
             isinstance(getattr(value, "op", None), (gast.Add, gast.Sub, gast.Mult, gast.USub))
         return scalar, integer
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
@@ -252,15 +249,3 @@ def _known(value, scalars, ints):
     if isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size"):
         return value.attr != "shape", True
     return False, False
-
-
-def _is_scalar(atom, scalars):
-    return is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
-
-
-def _is_int(atom, ints):
-    if isinstance(atom, gast.Constant):
-        return type(atom.value) is int
-    if isinstance(atom, gast.UnaryOp):
-        return _is_int(atom.operand, ints)
-    return isinstance(atom, gast.Name) and atom.id in ints
