@@ -115,7 +115,7 @@ class GradientFunction:
             jit = jit_default() if self.jit is None else self.jit
             runner = self._runners[self._kinds] = Runner(
                 generated.path, generated.function, jit,
-                f"the gradient of {self.func.__qualname__}")
+                f"the gradient of {self.func.__qualname__}", generated.python_only)
         return runner(*values, 1.0)
 
 

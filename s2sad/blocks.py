@@ -42,14 +42,15 @@ class Blocks:
             return self._adjoint_of_read(statement)
         if isinstance(value, gast.Call) and _is_user_call(value):
             return self._adjoint_of_call(statement)
-        target = statement.targets[0].id
-        seed = self.adjoints.take(target)
-        if seed is None:
-            return
-        varied = statement.s2sad_varied
         if isinstance(value, gast.Name):
-            self.adjoints.contribute(value.id, seed)
+            seed = self.adjoints.take(statement.targets[0].id)
+            if seed is not None:
+                self.adjoints.contribute(value.id, seed)
             return
+        if isinstance(value, (gast.Compare, gast.BoolOp)) or (
+                isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not)):
+            self._take_all(statement.targets[0])
+            return  # a truth value carries no gradient
         if isinstance(value, gast.BinOp):
             rule, args, keywords = templates.rule_for(BINARY[type(value.op)]), \
                 [value.left, value.right], {}
@@ -60,20 +61,25 @@ class Blocks:
             keywords = {k.arg: k.value for k in value.keywords}
         else:
             return self._problem(statement, "cannot differentiate this expression")
+        result, seed = self._result_and_seed(statement.targets[0])
+        if seed is None:
+            return
+        if rule is not None and rule.kind == "nondifferentiable":
+            return
         if rule is None or rule.kind != "adjoint":
             return self._missing_rule(statement, value, rule)
-        if any(n.id in varied for a in args if isinstance(a, gast.Tuple) for n in gast.walk(a)
-               if isinstance(n, gast.Name)):
-            return self._problem(statement, "a tuple of differentiated values is passed as one "
-                                 "argument; this is not supported yet")
-        candidates = [a.id for a in [*args, *keywords.values()]
-                      if isinstance(a, gast.Name) and a.id in varied]
-        seed = self.adjoints.protect(target, seed, candidates)
+        varied = statement.s2sad_varied
+        candidates = [n.id for a in [*args, *keywords.values()] for n in _names_in(a)
+                      if n.id in varied]
+        seed = self.adjoints.protect(_first_name(result), seed, candidates)
         try:
-            pairs = template.contributions(rule, args, keywords, nodes.name(target), seed)
+            pairs = template.contributions(rule, args, keywords, result, seed)
         except template.BindError as exc:
             return self._problem(statement, str(exc))
         for argument, expression in pairs:
+            if isinstance(argument, gast.Tuple):
+                self._contribute_each(argument, expression, varied)
+                continue
             if not (isinstance(argument, gast.Name) and argument.id in varied):
                 continue
             others = [a for a in args if a is not argument]
@@ -81,6 +87,41 @@ class Blocks:
                                              for a in others):
                 expression = nodes.call("rt.unbroadcast", expression, argument)
             self.adjoints.contribute(argument.id, expression)
+
+    def _result_and_seed(self, target):
+        """The result as the template sees it, and its adjoint: for a tuple of names, the tuple
+        of their adjoints (zeros for those without one); None when nothing needs a gradient."""
+        if isinstance(target, gast.Name):
+            return nodes.name(target.id), self.adjoints.take(target.id)
+        names = [n.id for n in target.elts]
+        taken = [self.adjoints.take(n) for n in names]
+        if all(t is None for t in taken):
+            return None, None
+        seed = gast.Tuple([t if t is not None else nodes.call("rt.zeros_like", nodes.name(n))
+                           for n, t in zip(names, taken)], gast.Load())
+        return gast.Tuple([nodes.name(n) for n in names], gast.Load()), seed
+
+    def _take_all(self, target):
+        for n in _names_in(target):
+            self.adjoints.take(n.id)
+
+    def _contribute_each(self, sequence, expression, varied):
+        """A sequence argument (`numpy.stack((a, b))`): its contribution is a tuple, one element
+        per item of the sequence."""
+        if not any(n.id in varied for n in _names_in(sequence)):
+            return
+        parts = self.namer.numbered("_parts")
+        self.adjoints.out.append(gast.Assign([nodes.name(parts, store=True)], expression, None))
+        self._distribute(sequence, nodes.name(parts), varied)
+
+    def _distribute(self, sequence, parts, varied):
+        """`parts[k]` to the k-th element; nested sequences (`[[a, b], [c, d]]`) recursively."""
+        for k, element in enumerate(sequence.elts):
+            part = gast.Subscript(parts, nodes.constant(k), gast.Load())
+            if isinstance(element, gast.Name) and element.id in varied:
+                self.adjoints.contribute(element.id, part)
+            elif isinstance(element, gast.Tuple):
+                self._distribute(element, part, varied)
 
     def _adjoint_of_call(self, statement):
         call = statement.value
@@ -183,6 +224,14 @@ def _first_parameter(func):
 def is_scalar(atom, scalars):
     """A literal, or a name known to hold a Python scalar."""
     return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
+
+
+def _names_in(node):
+    return [n for n in gast.walk(node) if isinstance(n, gast.Name)]
+
+
+def _first_name(result):
+    return result.id if isinstance(result, gast.Name) else result.elts[0].id
 
 
 def _is_user_call(call):

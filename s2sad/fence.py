@@ -146,6 +146,10 @@ class _Fence:
             return
         if isinstance(node, gast.List) and all(_is_number(e) for e in node.elts):
             return  # a constant list, e.g. numpy.array([0, 2, 1])
+        if isinstance(node, gast.List) and getattr(node, "s2sad_argument", False):
+            for element in node.elts:  # a sequence argument: numpy.stack([a, b])
+                self._expression(element)
+            return
         if not isinstance(node, ALLOWED_EXPRESSIONS):
             self._unsupported(node)
         elif isinstance(node, gast.BinOp):
@@ -162,9 +166,11 @@ class _Fence:
             self._expression(child)
 
     def _call(self, node):
-        if nodes.dotted_parts(node.func) is None:
+        if nodes.dotted_parts(node.func) is None and not isinstance(node.func, gast.Attribute):
             self.report(node.func, "only calls of named functions (`f(x)`, `np.sin(x)`) are "
                         "supported", fix="assign the function to a name first, or call it directly")
+        for argument in node.args:
+            _mark_sequences(argument)
         for keyword in node.keywords:
             if keyword.arg is None:
                 self.report(keyword.value, "`**kwargs` in calls is not supported",
@@ -183,6 +189,14 @@ class _Fence:
                         "`if`, `for` and `while`",
                     fix="rewrite this part without it, or move it out of the differentiated "
                         "function")
+
+
+def _mark_sequences(argument):
+    """List displays passed to a function, nested ones too, are read as tuples (normalize.py)."""
+    if isinstance(argument, (gast.List, gast.Tuple)):
+        argument.s2sad_argument = True
+        for element in argument.elts:
+            _mark_sequences(element)
 
 
 def _is_number(node):

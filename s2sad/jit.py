@@ -63,14 +63,20 @@ def _compile_lazily(module, name):
 class Runner:
     """Calls one generated function, jitted when possible."""
 
-    def __init__(self, path, function_name, jit, label):
+    def __init__(self, path, function_name, jit, label, python_only=()):
         self.path = path
         self.function_name = function_name
         self.jit = jit
         self.label = label          # e.g. "the gradient of demo.py:f", for the warning
+        self.python_only = python_only  # functions whose rules Numba cannot compile
         self._signatures = set()
 
     def __call__(self, *args):
+        if self.jit and self.python_only:
+            self.jit = False
+            warnings.warn(f"s2sad: {self.label} calls {', '.join(self.python_only)}, which Numba "
+                          "cannot compile (see docs/coverage.md); running it as Python instead "
+                          "(slower, same numbers).", JitFallbackWarning, stacklevel=4)
         if self.jit:
             dispatcher = self._compiled_for(args)
             if dispatcher is not None:

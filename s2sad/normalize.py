@@ -273,7 +273,7 @@ class _Normalizer:
         if isinstance(node, gast.UnaryOp) and not is_atom(node):
             return gast.UnaryOp(node.op, self.atom(node.operand))
         if isinstance(node, gast.Call):
-            call = gast.Call(node.func, [self.atom(a) for a in node.args],
+            call = gast.Call(node.func, [self.atom(_as_tuple(a)) for a in node.args],
                              [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords])
             call.s2sad_ref = getattr(node, "s2sad_ref", None)
             call.s2sad_user = getattr(node, "s2sad_user", False)
@@ -283,6 +283,15 @@ class _Normalizer:
         if isinstance(node, gast.Subscript):
             return gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load())
         return self.atom(node)
+
+
+def _as_tuple(argument):
+    """A list display passed to a function is read as a tuple (NumPy accepts both; Numba and
+    the templates' per-element gradients want a tuple)."""
+    if isinstance(argument, (gast.List, gast.Tuple)) and \
+            not all(is_literal(e) for e in argument.elts):
+        return gast.Tuple([_as_tuple(e) for e in argument.elts], gast.Load())
+    return argument
 
 
 def _builtin_call(name, function, args):

@@ -27,6 +27,7 @@ import numpy
 
 from . import nodes
 from .errors import Diagnostic
+from .templates.methods import METHODS
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}
@@ -93,12 +94,10 @@ class _Resolver(gast.NodeTransformer):
         node.args = [self.visit(arg) for arg in node.args]
         node.keywords = [self.visit(keyword) for keyword in node.keywords]
         chain = nodes.dotted_parts(node.func)
+        if isinstance(node.func, gast.Attribute) and (chain is None or chain[0] in self.locals):
+            return self._method_call(node)
         if chain is None or chain[0] in self.locals:
-            if chain and len(chain) > 1:
-                self.report(node.func, f"method calls (`.{chain[-1]}(...)`) are not supported "
-                            "yet", fix=f"call the NumPy function instead, e.g. "
-                            f"numpy.{chain[-1]}({chain[0]}, ...)")
-            elif chain:
+            if chain:
                 self.report(node.func, f"cannot call the local variable '{chain[0]}'",
                             why="s2sad must know at transform time which function is called",
                             fix="call the function by its global name")
@@ -127,18 +126,44 @@ class _Resolver(gast.NodeTransformer):
                             "outside the differentiated function and pass the result in")
         return node
 
+    def _method_call(self, node):
+        """`x.sum(axis=0)` -> `numpy.sum(x, axis=0)`: the method's NumPy function and its rule."""
+        receiver, name = self.visit(node.func.value), node.func.attr
+        method = METHODS.get(name)
+        if method is None or method.attribute:
+            self.report(node.func, f"the array method `.{name}(...)` is not supported",
+                        why="s2sad knows the methods listed in docs/coverage.md",
+                        fix=f"call a NumPy function instead (numpy.{name}(x, ...)), or register "
+                            "the method in templates/methods.py")
+            return node
+        args = node.args
+        if method.pack and len(args) > 1:
+            args = [gast.Tuple(args, gast.Load())]
+        return self._as_function(method, [receiver, *args], node.keywords, node)
+
+    def _as_function(self, method, args, keywords, node):
+        call = gast.Call(nodes.dotted(canonical_name(method.function), node), args, keywords)
+        call.s2sad_ref = method.function
+        return gast.copy_location(call, node)
+
     def visit_Attribute(self, node):
         chain = nodes.dotted_parts(node)
-        if chain is None:
-            self.generic_visit(node)
+        if chain is not None and chain[0] not in self.locals:
+            return self._constant(node, chain)
+        receiver = self.visit(node.value)
+        if node.attr in SHAPE_ATTRIBUTES:
+            node.value = receiver
             return node
-        if chain[0] in self.locals:
-            if len(chain) == 2 and chain[1] in SHAPE_ATTRIBUTES:
-                return node
-            self.report(node, f"the attribute `.{chain[-1]}` of an array is not supported yet",
-                        fix="use the NumPy function instead (e.g. numpy.transpose for .T)")
-            return node
-        return self._constant(node, chain)
+        method = METHODS.get(node.attr)
+        if method is not None and method.attribute:
+            return self._as_function(method, [receiver], [], node)
+        node.value = receiver
+        supported = ", ".join(f".{m.name}" for m in METHODS.values() if m.attribute)
+        self.report(node, f"the array attribute `.{node.attr}` is not supported",
+                    why=f"s2sad knows {supported} and the shape attributes "
+                        f"({', '.join(sorted(SHAPE_ATTRIBUTES))})",
+                    fix="use the NumPy function instead")
+        return node
 
     def visit_Name(self, node):
         if not isinstance(node.ctx, gast.Load) or node.id in self.locals:

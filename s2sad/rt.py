@@ -170,3 +170,12 @@ def load(caller, stem, attribute):
     the same flavour (Python or Numba) and the same directory as the caller."""
     from s2sad.jit import link  # the loader, imported only when generated code is imported
     return link(caller, stem, attribute)
+
+
+
+# Helpers for the template library, one module per area; re-exported so generated code calls
+# them as rt.<name>. Imported last: they use the helpers above.
+from .rt_reductions import *  # noqa: E402,F401,F403
+from .rt_linalg import *  # noqa: E402,F401,F403
+from .rt_shape import *  # noqa: E402,F401,F403
+from .rt_special import *  # noqa: E402,F401,F403

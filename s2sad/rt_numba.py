@@ -353,3 +353,8 @@ def _ov_add_at(a, index, g):
                 a[index[k]] += g
         return scalar_rows
     return None  # several integer arrays: Numba cannot index this way; the caller falls back
+
+
+# Overloads for the template library's helpers, one module per area.
+from s2sad import rt_numba_reductions, rt_numba_linalg, rt_numba_shape  # noqa: E402,F401
+from s2sad import rt_numba_special  # noqa: E402,F401

@@ -19,10 +19,22 @@ Kinds of rule:
 - `nondifferentiable(f, ...)`: the result carries no gradient, by declaration (floor, shape, ...).
 - `not_implemented(f, ...)`: a known gap; the error says so instead of "unknown function".
 
+A template argument may be a sequence (`numpy.concatenate(arrays)`, `*operands`): its line then
+gives a tuple, one contribution per element. A result may be a tuple (`numpy.linalg.slogdet`):
+`d[z]` is then a tuple of the elements' adjoints.
+
+Every rule is verified from this registry (`s2sad.verify`): each `check(...)` names a call and the
+shapes of its float inputs; elementwise ufuncs and `math` functions get default checks. A rule
+whose generated code Numba cannot compile says `numba=False`, and gradients that use it run as
+Python with a warning. Array methods and attributes (`x.sum()`, `x.T`) are mapped onto these
+functions in `methods.py`.
+
 This package is data for the engine: it imports nothing of the engine.
 """
 import dataclasses
 import inspect
+
+import numpy
 
 
 class _AdjointMarker:
@@ -38,12 +50,48 @@ d = _AdjointMarker()
 
 
 @dataclasses.dataclass(frozen=True)
+class Check:
+    """One verification call: `code` is an expression (or statements assigning `out`) over the
+    float inputs, each given as a shape (`x=(3, 4)`, `x=()` for a Python float) or as a function
+    of a numpy Generator returning the value (`x=spd(3)`)."""
+    code: str
+    inputs: tuple                  # ((name, shape or generator), ...)
+    domain: tuple = None           # (low, high) of uniform inputs; None: the rule's
+    numba: bool = None             # whether Numba compiles it; None: as the rule says
+
+
+def check(code, *, domain=None, numba=None, **inputs):
+    """A verification call for a rule (see Check)."""
+    return Check(code, tuple(inputs.items()), domain, numba)
+
+
+def spd(n):
+    """Inputs that are symmetric positive definite n x n matrices."""
+    def generate(rng):
+        a = rng.uniform(-1.0, 1.0, (n, n))
+        return a @ a.T + n * numpy.eye(n)
+    generate.describe = f"spd({n})"
+    return generate
+
+
+def square(n):
+    """Inputs that are well-conditioned (invertible) n x n matrices."""
+    def generate(rng):
+        return rng.uniform(-1.0, 1.0, (n, n)) + n * numpy.eye(n)
+    generate.describe = f"square({n})"
+    return generate
+
+
+@dataclasses.dataclass(frozen=True)
 class Rule:
     primal: object
     kind: str                      # "adjoint" | "nondifferentiable" | "not_implemented"
     template: object = None        # the template function, for "adjoint"
     broadcasting: bool = False     # contributions are summed back to each argument's shape
     note: str = ""                 # why, for "not_implemented"
+    numba: bool = True             # Numba compiles code using this rule
+    checks: tuple = ()             # Check cases; elementwise and math rules have defaults
+    domain: tuple = (-2.0, 2.0)    # where default and shape-only checks draw inputs
 
     @property
     def origin(self):
@@ -72,8 +120,12 @@ def _key(primal):
     return primal
 
 
-def adjoint(*primals, broadcasting=False):
-    """Register the decorated function as the derivative template of each primal."""
+def adjoint(*primals, broadcasting=False, numba=True, checks=(), domain=(-2.0, 2.0)):
+    """Register the decorated function as the derivative template of each primal.
+
+    broadcasting: sum each contribution back to its argument's shape. numba: False when Numba
+    cannot compile the primal call or the template (gradients then run as Python, with a
+    warning). checks: Check cases verifying the rule; domain: where inputs are drawn."""
     if not primals:
         raise TypeError("adjoint() needs the function(s) the template differentiates")
 
@@ -81,15 +133,17 @@ def adjoint(*primals, broadcasting=False):
         if not inspect.isfunction(template):
             raise TypeError("a derivative template must be a plain `def` function")
         for primal in primals:
-            REGISTRY[_key(primal)] = Rule(primal, "adjoint", template, broadcasting)
+            REGISTRY[_key(primal)] = Rule(primal, "adjoint", template, broadcasting,
+                                          numba=numba, checks=tuple(checks),
+                                          domain=tuple(domain))
         return template
     return register
 
 
-def nondifferentiable(*primals):
+def nondifferentiable(*primals, numba=True):
     """Declare that these functions' results carry no gradient (zero, by declaration)."""
     for primal in primals:
-        REGISTRY[_key(primal)] = Rule(primal, "nondifferentiable")
+        REGISTRY[_key(primal)] = Rule(primal, "nondifferentiable", numba=numba)
 
 
 def not_implemented(*primals, note=""):
@@ -108,3 +162,4 @@ def rule_for(primal):
 
 # The built-in rules register themselves on import.
 from . import operators, math_rules, numpy_rules  # noqa: E402,F401
+from . import numpy_reductions, numpy_linalg, numpy_shape, methods  # noqa: E402,F401

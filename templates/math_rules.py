@@ -22,12 +22,12 @@ def tan(z, x):
     d[x] = d[z] * (1.0 + z * z)
 
 
-@adjoint(math.asin)
+@adjoint(math.asin, domain=(-0.9, 0.9))
 def asin(z, x):
     d[x] = d[z] / math.sqrt(1.0 - x * x)
 
 
-@adjoint(math.acos)
+@adjoint(math.acos, domain=(-0.9, 0.9))
 def acos(z, x):
     d[x] = -d[z] / math.sqrt(1.0 - x * x)
 
@@ -62,32 +62,32 @@ def expm1(z, x):
     d[x] = d[z] * (z + 1.0)
 
 
-@adjoint(math.log)
+@adjoint(math.log, domain=(0.2, 3.0))
 def log(z, x):
     d[x] = d[z] / x
 
 
-@adjoint(math.log1p)
+@adjoint(math.log1p, domain=(-0.5, 3.0))
 def log1p(z, x):
     d[x] = d[z] / (1.0 + x)
 
 
-@adjoint(math.log2)
+@adjoint(math.log2, domain=(0.2, 3.0))
 def log2(z, x):
     d[x] = d[z] / (x * math.log(2.0))
 
 
-@adjoint(math.log10)
+@adjoint(math.log10, domain=(0.2, 3.0))
 def log10(z, x):
     d[x] = d[z] / (x * math.log(10.0))
 
 
-@adjoint(math.sqrt)
+@adjoint(math.sqrt, domain=(0.2, 3.0))
 def sqrt(z, x):
     d[x] = d[z] * 0.5 / z
 
 
-@adjoint(math.pow)
+@adjoint(math.pow, domain=(0.5, 2.0))
 def pow(z, x, y):
     d[x] = d[z] * y * math.pow(x, y - 1.0)
     d[y] = d[z] * z * math.log(x)

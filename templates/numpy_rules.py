@@ -1,7 +1,7 @@
-"""NumPy functions: elementwise math, reductions and products.
+"""NumPy elementwise functions (ufuncs) and what NumPy declares without a gradient.
 
-Unary elementwise rules need no unbroadcasting; reductions map the result's adjoint back onto the
-argument's shape with `rt.unreduce`.
+Unary elementwise rules need no unbroadcasting; binary ones are registered with
+`broadcasting=True`. Reductions, linear algebra and shape functions have their own modules.
 """
 import numpy
 
@@ -27,12 +27,12 @@ def tan(z, x):
     d[x] = d[z] * (1.0 + z * z)
 
 
-@adjoint(numpy.arcsin)
+@adjoint(numpy.arcsin, domain=(-0.9, 0.9))
 def arcsin(z, x):
     d[x] = d[z] / numpy.sqrt(1.0 - x * x)
 
 
-@adjoint(numpy.arccos)
+@adjoint(numpy.arccos, domain=(-0.9, 0.9))
 def arccos(z, x):
     d[x] = -d[z] / numpy.sqrt(1.0 - x * x)
 
@@ -67,27 +67,27 @@ def expm1(z, x):
     d[x] = d[z] * (z + 1.0)
 
 
-@adjoint(numpy.log)
+@adjoint(numpy.log, domain=(0.2, 3.0))
 def log(z, x):
     d[x] = d[z] / x
 
 
-@adjoint(numpy.log1p)
+@adjoint(numpy.log1p, domain=(-0.5, 3.0))
 def log1p(z, x):
     d[x] = d[z] / (1.0 + x)
 
 
-@adjoint(numpy.log2)
+@adjoint(numpy.log2, domain=(0.2, 3.0))
 def log2(z, x):
     d[x] = d[z] / (x * numpy.log(2.0))
 
 
-@adjoint(numpy.log10)
+@adjoint(numpy.log10, domain=(0.2, 3.0))
 def log10(z, x):
     d[x] = d[z] / (x * numpy.log(10.0))
 
 
-@adjoint(numpy.sqrt)
+@adjoint(numpy.sqrt, domain=(0.2, 3.0))
 def sqrt(z, x):
     d[x] = d[z] * 0.5 / z
 
@@ -106,28 +106,6 @@ def absolute(z, x):
 def arctan2(z, y, x):
     d[y] = d[z] * x / (x * x + y * y)
     d[x] = -d[z] * y / (x * x + y * y)
-
-
-# ---- reductions -----------------------------------------------------------------------------
-
-
-@adjoint(numpy.sum)
-def sum(z, a, axis=None):
-    d[a] = rt.unreduce(d[z], a, axis)
-
-
-@adjoint(numpy.mean)
-def mean(z, a, axis=None):
-    d[a] = rt.unreduce(d[z], a, axis) / rt.reduced_size(a, axis)
-
-
-# ---- products -------------------------------------------------------------------------------
-
-
-@adjoint(numpy.dot)
-def dot(z, a, b):
-    d[a] = rt.dot_grad_a(d[z], a, b)
-    d[b] = rt.dot_grad_b(d[z], a, b)
 
 
 # ---- no gradient, by declaration ------------------------------------------------------------

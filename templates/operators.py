@@ -9,7 +9,7 @@ import numpy
 
 from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, d, nondifferentiable
+from . import adjoint, check, d, nondifferentiable
 
 
 @adjoint(operator.add, numpy.add, broadcasting=True)
@@ -36,7 +36,7 @@ def divide(z, x, y):
     d[y] = -d[z] * z / y
 
 
-@adjoint(operator.pow, numpy.power, broadcasting=True)
+@adjoint(operator.pow, numpy.power, broadcasting=True, domain=(0.5, 2.0))
 def power(z, x, y):
     d[x] = d[z] * y * x ** (y - 1)
     d[y] = d[z] * z * numpy.log(x)
@@ -58,7 +58,9 @@ def positive(z, x):
     d[x] = d[z]
 
 
-@adjoint(operator.matmul, numpy.matmul)
+@adjoint(operator.matmul, numpy.matmul, checks=[
+    check("{f}(x, y)", x=(3, 4), y=(4, 2)), check("{f}(x, y)", x=(3, 4), y=(4,)),
+    check("{f}(x, y)", x=(4,), y=(4, 2)), check("{f}(x, y)", x=(2, 3, 4), y=(4, 2), numba=False)])
 def matmul(z, x, y):
     d[x] = rt.matmul_grad_a(d[z], x, y)
     d[y] = rt.matmul_grad_b(d[z], x, y)

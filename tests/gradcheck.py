@@ -2,28 +2,10 @@
 import numpy as np
 
 import s2sad
+from s2sad.verify import finite_difference  # noqa: F401  (tests import it from here)
 
 RTOL = 1e-6          # gradient vs finite differences, relative to max(1, |expected|)
 SAME = 1e-12         # JIT on vs JIT off
-
-
-def finite_difference(f, args, position, eps=1e-6):
-    """Central differences of scalar f w.r.t. args[position], in float64."""
-    args = list(args)
-    x = args[position]
-    if np.ndim(x) == 0:
-        def at(v):
-            return float(f(*args[:position], v, *args[position + 1:]))
-        return (at(x + eps) - at(x - eps)) / (2 * eps)
-    x = np.asarray(x, dtype=float)
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[index] += eps
-        minus[index] -= eps
-        grad[index] = (float(f(*args[:position], plus, *args[position + 1:]))
-                       - float(f(*args[:position], minus, *args[position + 1:]))) / (2 * eps)
-    return grad
 
 
 def assert_close(computed, expected, rtol=RTOL, what=""):
