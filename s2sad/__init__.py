@@ -9,9 +9,10 @@ from .api import grad, value_and_grad, source  # noqa: E402
 from .errors import (S2sadError, UserError, UnsupportedError, TemplateError,  # noqa: E402
                      OutputError, ArgumentError, InternalError)
 from .jit import JitFallbackWarning  # noqa: E402
-from .templates import adjoint, nondifferentiable, not_implemented, d  # noqa: E402
+from .templates import adjoint, nondifferentiable, not_implemented, d, check  # noqa: E402
+from .verify import verify as verify_rule, VerificationError  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "source", "adjoint", "nondifferentiable",
-           "not_implemented", "d", "S2sadError", "UserError", "UnsupportedError",
+           "not_implemented", "d", "check", "verify_rule", "VerificationError", "S2sadError", "UserError", "UnsupportedError",
            "TemplateError", "OutputError", "ArgumentError", "InternalError",
            "JitFallbackWarning"]

@@ -13,6 +13,7 @@ unable to compile must fall back to Python with a warning; one declared compilab
 
     s2sad.verify(numpy.arctan2)        # raises VerificationError naming the failing check
 """
+import ast
 import dataclasses
 import hashlib
 import importlib.util
@@ -93,15 +94,138 @@ def cases(primal):
 
 def verify(primal, jit=True, seed=0):
     """Check every case of a rule; returns the number of cases, raises VerificationError."""
+    checked = check_python(primal, seed)
+    if jit:
+        error = check_compiled({primal: checked}).get(primal)
+        if error is not None:
+            raise error
+    return len(checked)
+
+
+@dataclasses.dataclass
+class Checked:
+    """A case whose Python gradient matched finite differences."""
+    case: Case
+    args: list           # the inputs, then the output weights
+    gradients: tuple     # the Python run's gradient w.r.t. each input
+
+
+def check_python(primal, seed=0):
+    """Run every case of `primal` as Python against finite differences; raise on a mismatch."""
+    from .api import grad
     found = cases(primal)
     if not found:
         raise VerificationError(f"{label(primal)}: no checks to verify it with (give its rule "
                                 "checks=[s2sad.check(...)])")
     module = _module_of(found)
     rng = numpy.random.default_rng(seed)
+    checked = []
     for k, case in enumerate(found):
-        _verify_case(primal, case, getattr(module, f"case_{k}"), rng, jit)
-    return len(found)
+        function = getattr(module, f"case_{k}")
+        args = _arguments(case, rng)
+        wrt = tuple(range(len(case.inputs)))
+        gradients = grad(function, wrt=wrt, jit=False)(*args)
+        for i in wrt:
+            _compare(gradients[i], finite_difference(function, args, i), RTOL,
+                     f"{label(primal)}: check {case.label}: d/d{case.inputs[i][0]} (Python) vs "
+                     "finite differences")
+        checked.append(Checked(case, args, gradients))
+    return checked
+
+
+def check_compiled(checked):
+    """The Numba side of verification for {primal: [Checked]}: every case declared compilable
+    runs compiled (all of them in one generated function, since Numba's cost is mostly per
+    function) and must give the Python numbers; every case declared `numba=False` must fall back
+    to Python. Returns {primal: VerificationError} for the primals that fail."""
+    errors = {}
+    compilable = {p: [c for c in found if c.case.numba] for p, found in checked.items()}
+    compilable = {p: found for p, found in compilable.items() if found}
+    if compilable and _compiled_batch(compilable) is not None and len(compilable) > 1:
+        for primal, found in compilable.items():  # find which rule broke the batch
+            error = _compiled_batch({primal: found})
+            if error is not None:
+                errors[primal] = error
+    elif compilable:
+        error = _compiled_batch(compilable)
+        if error is not None:
+            errors[next(iter(compilable))] = error
+    for primal, found in checked.items():
+        for one in found:
+            if not one.case.numba and primal not in errors:
+                error = _falls_back(primal, one)
+                if error is not None:
+                    errors[primal] = error
+    return errors
+
+
+def _compiled_batch(compilable):
+    """Compile the cases as one function and compare each case's gradients with Python's."""
+    from .api import grad
+    parameters, body, totals, owners = [], [], [], []
+    for primal, found in compilable.items():
+        for one in found:
+            prefix = f"c{len(owners)}_"
+            names, statements = _renamed(one.case, prefix)
+            parameters += names + [prefix + "_w"]
+            body += statements
+            out = prefix + "out"
+            scalar = numpy.ndim(one.args[-1]) == 0
+            totals.append(f"{out} * {prefix}_w" if scalar else f"numpy.sum({out} * {prefix}_w)")
+            owners.append((primal, one, len(names)))
+    text = "import math\nimport numpy\n\n\ndef batch({}):\n{}    return {}\n".format(
+        ", ".join(parameters), "".join(f"    {line}\n" for line in body), " + ".join(totals))
+    function = _write_module(text).batch
+    args, wrt, position = [], [], 0
+    for primal, one, count in owners:
+        args += one.args
+        wrt += range(position, position + count)
+        position += count + 1
+    from .jit import JitFallbackWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JitFallbackWarning)
+        compiled = grad(function, wrt=tuple(wrt), jit=True)(*args)
+    fell_back = [w for w in caught if issubclass(w.category, JitFallbackWarning)]
+    if fell_back:
+        primal, one, _ = owners[0]
+        what = label(primal) if len(compilable) == 1 else f"{len(compilable)} rules"
+        return VerificationError(f"{what}: declared Numba-compatible, but Numba fell back to "
+                                 f"Python:\n{fell_back[0].message}")
+    k = 0
+    for primal, one, count in owners:
+        for i in range(count):
+            _compare(compiled[k], one.gradients[i], SAME,
+                     f"{label(primal)}: check {one.case.label}: d/d{one.case.inputs[i][0]} "
+                     "Numba vs Python")
+            k += 1
+    return None
+
+
+def _falls_back(primal, one):
+    """A case declared numba=False: its compiled run must warn and fall back (same numbers)."""
+    from .api import grad
+    from .jit import JitFallbackWarning
+    function = _module_of([one.case]).case_0
+    wrt = tuple(range(len(one.case.inputs)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JitFallbackWarning)
+        grad(function, wrt=wrt, jit=True)(*one.args)
+    if not any(issubclass(w.category, JitFallbackWarning) for w in caught):
+        return VerificationError(f"{label(primal)}: check {one.case.label}: declared "
+                                 "numba=False, but Numba compiled it; declare it compatible")
+    return None
+
+
+def _renamed(case, prefix):
+    """The case's inputs and statements with every local name prefixed (cases share a batch)."""
+    tree = ast.parse(_statements(case))
+    local = {name for name, _ in case.inputs} | {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in local:
+            node.id = prefix + node.id
+    return [prefix + name for name, _ in case.inputs], \
+        [ast.unparse(statement) for statement in tree.body]
 
 
 # ---- building the check functions ---------------------------------------------------------------
@@ -144,16 +268,25 @@ def _module_of(found):
     rng = numpy.random.default_rng(0)
     lines = ["import math", "import numpy", ""]
     for k, case in enumerate(found):
-        inputs = _draw(case, rng)
-        out = _evaluate(case, inputs)
+        out = _evaluate(case, _draw(case, rng))
         names = [name for name, _ in case.inputs]
-        body = case.code.strip().splitlines()
-        if len(body) == 1 and "=" not in _outside_brackets(body[0]):
-            body = [f"out = {body[0]}"]
         total = "out * _w" if numpy.ndim(out) == 0 else "numpy.sum(out * _w)"
         lines += [f"def case_{k}({', '.join(names + ['_w'])}):"]
-        lines += [f"    {line.strip()}" for line in body] + [f"    return {total}", ""]
-    text = "\n".join(lines) + "\n"
+        lines += [f"    {line}" for line in _statements(case).splitlines()]
+        lines += [f"    return {total}", ""]
+    return _write_module("\n".join(lines) + "\n")
+
+
+def _statements(case):
+    """The case's code as statements assigning `out`."""
+    body = case.code.strip()
+    if "\n" not in body and "=" not in _outside_brackets(body):
+        return f"out = {body}"
+    return "\n".join(line.strip() for line in body.splitlines())
+
+
+def _write_module(text):
+    """Import `text` from a real, content-addressed file (written atomically)."""
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     directory = os.path.join(tempfile.gettempdir(), "s2sad-verify")
     os.makedirs(directory, exist_ok=True)
@@ -170,6 +303,14 @@ def _module_of(found):
         spec.loader.exec_module(module)
         sys.modules[name] = module
     return sys.modules[name]
+
+
+def _arguments(case, rng):
+    """Random inputs for a case, then random weights for its output."""
+    inputs = _draw(case, rng)
+    out = _evaluate(case, inputs)
+    weights = rng.uniform(0.5, 1.5, numpy.shape(out))
+    return [*inputs, float(weights) if numpy.ndim(out) == 0 else weights]
 
 
 def _outside_brackets(line):
@@ -198,48 +339,12 @@ def _draw(case, rng):
 def _evaluate(case, inputs):
     namespace = {"numpy": numpy, "math": math}
     namespace.update({name: value for (name, _), value in zip(case.inputs, inputs)})
-    body = case.code.strip()
-    if "=" in _outside_brackets(body.splitlines()[0]) or "\n" in body:
-        exec(body, namespace)
-        out = namespace["out"]
-    else:
-        out = eval(body, namespace)
+    exec(_statements(case), namespace)
+    out = namespace["out"]
     if isinstance(out, tuple) or numpy.asarray(out).dtype.kind != "f":
         raise VerificationError(f"check {case.label}: `out` must be a float or float array, "
                                 f"not {type(out).__name__}")
     return out
-
-
-# ---- running one case ---------------------------------------------------------------------------
-
-def _verify_case(primal, case, function, rng, jit):
-    from .api import grad
-    from .jit import JitFallbackWarning
-    inputs = _draw(case, rng)
-    out = _evaluate(case, inputs)
-    weights = rng.uniform(0.5, 1.5, numpy.shape(out))
-    args = [*inputs, float(weights) if numpy.ndim(out) == 0 else weights]
-    wrt = tuple(range(len(inputs)))
-    where = f"{label(primal)}: check {case.label}"
-    python = grad(function, wrt=wrt, jit=False)(*args)
-    for k in wrt:
-        expected = finite_difference(function, args, k)
-        _compare(python[k], expected, RTOL, f"{where}: d/d{case.inputs[k][0]} (Python) vs "
-                                            "finite differences")
-    if not jit:
-        return
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", JitFallbackWarning)
-        compiled = grad(function, wrt=wrt, jit=True)(*args)
-    fell_back = [w for w in caught if issubclass(w.category, JitFallbackWarning)]
-    if case.numba and fell_back:
-        raise VerificationError(f"{where}: declared Numba-compatible, but Numba fell back to "
-                                f"Python:\n{fell_back[0].message}")
-    if not case.numba and not fell_back:
-        raise VerificationError(f"{where}: declared numba=False, but Numba compiled it; "
-                                "declare it compatible")
-    for k in wrt:
-        _compare(compiled[k], python[k], SAME, f"{where}: d/d{case.inputs[k][0]} Numba vs Python")
 
 
 def finite_difference(f, args, position, eps=FD_STEP):
