@@ -7,6 +7,7 @@ callees. Compilation happens eagerly for the actual argument types; if Numba fai
 names the function, the generated line and Numba's reason, and the whole gradient (callees
 included) runs as Python from then on: same file, same numbers.
 """
+import contextlib
 import importlib.util
 import linecache
 import os
@@ -17,6 +18,17 @@ import warnings
 
 PY, JIT = "py", "jit"
 _modules = {}
+_declarations = [True]  # honour rules declared numba=False (verify.py turns it off to test them)
+
+
+@contextlib.contextmanager
+def ignoring_declarations():
+    """Try to compile even what is declared Numba-incompatible (to check the declaration)."""
+    _declarations[0] = False
+    try:
+        yield
+    finally:
+        _declarations[0] = True
 
 
 class JitFallbackWarning(UserWarning):
@@ -72,7 +84,7 @@ class Runner:
         self._signatures = set()
 
     def __call__(self, *args):
-        if self.jit and self.python_only:
+        if self.jit and self.python_only and _declarations[0]:
             self.jit = False
             warnings.warn(f"s2sad: {self.label} calls {', '.join(self.python_only)}, which Numba "
                           "cannot compile (see docs/coverage.md); running it as Python instead "

@@ -51,12 +51,36 @@ def user_rule_for_nan_to_num():
 
 
 def test_a_user_rule_fixes_the_missing_template(user_rule_for_nan_to_num):
-    @s2sad.adjoint(np.nan_to_num)
+    # README, "Adding a derivative"
+    @s2sad.adjoint(np.nan_to_num, checks=[s2sad.check("numpy.nan_to_num(x)", x=(3, 4))])
     def nan_to_num(z, x, copy=True, nan=0.0, posinf=None, neginf=None):
-        d[x] = d[z]  # noqa: F821  (d is the template placeholder)
+        d[x] = d[z] * np.isfinite(x)  # noqa: F821  (d is the template placeholder)
+    assert s2sad.verify_rule(np.nan_to_num) == 1
     x = np.array([0.5, -1.0, 2.0])
     gradient = s2sad.grad(flipped, jit=False)(x)
     assert_close(gradient, finite_difference(flipped, (x,), 0))
+
+
+def test_a_wrong_user_rule_fails_verification(user_rule_for_nan_to_num):
+    @s2sad.adjoint(np.nan_to_num, checks=[s2sad.check("numpy.nan_to_num(x)", x=(3,))])
+    def nan_to_num(z, x, copy=True, nan=0.0, posinf=None, neginf=None):
+        d[x] = 2.0 * d[z]  # noqa: F821
+    with pytest.raises(s2sad.VerificationError, match=r"numpy.nan_to_num: check "
+                       r"numpy.nan_to_num\(x\)  \[x=\(3,\)\]: d/dx \(Python\) vs finite"):
+        s2sad.verify_rule(np.nan_to_num)
+
+
+def test_a_wrong_numba_flag_fails_verification(user_rule_for_nan_to_num):
+    @s2sad.adjoint(np.nan_to_num, numba=False,
+                   checks=[s2sad.check("numpy.nan_to_num(x)", x=(3,))])
+    def nan_to_num(z, x, copy=True, nan=0.0, posinf=None, neginf=None):
+        d[x] = d[z] * np.isfinite(x)  # noqa: F821
+    assert s2sad.verify_rule(np.nan_to_num, jit=False) == 1   # the Python side is right
+    with pytest.warns(s2sad.JitFallbackWarning, match="numpy.nan_to_num, which Numba cannot"):
+        s2sad.grad(flipped, jit=True)(np.ones(3))  # declared: runs as Python, says why
+    with pytest.raises(s2sad.VerificationError, match="declared numba=False, but Numba "
+                                                      "compiled it"):
+        s2sad.verify_rule(np.nan_to_num)            # but Numba does compile it
 
 
 def test_malformed_template_is_reported_at_the_template(user_rule_for_nan_to_num):
@@ -152,4 +176,4 @@ def test_methods_and_attributes_become_numpy_calls():
     for k, g in enumerate(gradient(x, w)):
         assert_close(g, finite_difference(method_chain, (x, w), k))
     source = gradient.source
-    assert "numpy.transpose(" in source and "numpy.reshape(" in source and ".T" not in source
+    assert "= numpy.transpose(_t" in source and "= numpy.reshape(_t1, (2, 3))" in source
