@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: bench chase coverage
+.PHONY: bench chase coverage verify
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -24,6 +24,9 @@ bench: $(STAMP)
 
 coverage: $(STAMP)
 	$(PY) -m s2sad.coverage
+
+verify: $(STAMP)
+	$(PY) -m s2sad.verify $(ARGS)
 
 chase: $(STAMP)
 	$(PY) examples/car_chase.py $(ARGS)

@@ -22,6 +22,7 @@ import warnings
 import numpy
 
 ENV_DIR = "S2SAD_CACHE_DIR"
+MAX_STEM = 96
 
 
 @functools.lru_cache(maxsize=None)
@@ -63,8 +64,8 @@ def fingerprint():
     for part in (__version__, platform.python_version(), numpy.__version__,
                  importlib.metadata.version("numba")):
         digest.update(part.encode() + b"\0")
-    for helper in ("rt.py", "rt_numba.py"):
-        with open(os.path.join(here, helper), "rb") as handle:
+    for helper in sorted(f for f in os.listdir(here) if f.startswith("rt") and f.endswith(".py")):
+        with open(os.path.join(here, helper), "rb") as handle:  # rt.py, rt_numba_linalg.py...
             digest.update(handle.read())
     return digest.hexdigest()
 
@@ -72,6 +73,8 @@ def fingerprint():
 def store(stem, text):
     """Write `text` to its content-addressed path (if not already there) and return the path."""
     digest = hashlib.sha256((fingerprint() + "\0" + text).encode()).hexdigest()[:16]
+    if len(stem) > MAX_STEM:  # file names have a length limit; the digest keeps it unique
+        stem = stem[:MAX_STEM].rstrip("_")
     path = os.path.join(cache_dir(), f"{stem}__{digest}.py")
     if _has_content(path, text):
         return path

@@ -177,6 +177,8 @@ class _Resolver(gast.NodeTransformer):
             return node
         if isinstance(found, bool) or found is None:
             return gast.Constant(found, None)
+        if isinstance(found, type) and canonical_name(found) is not None:
+            return nodes.dotted(canonical_name(found), node)  # a dtype: numpy.float64, float
         if isinstance(found, numbers.Real):
             if len(chain) > 1:
                 root = self._lookup(node, chain[:1])

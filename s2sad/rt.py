@@ -85,16 +85,23 @@ def unbroadcast(g, like):
     return np.asarray(np.sum(g, axis=axes, dtype=np.float64)).reshape(shape)
 
 
+def _kept_shape(shape, axis):
+    """The shape of np.sum(a, axis=axis, keepdims=True) for a of this shape."""
+    if axis is None:
+        return (1,) * len(shape)
+    axes = _normalize_axes(axis, len(shape))
+    return tuple(1 if k in axes else n for k, n in enumerate(shape))
+
+
 def unreduce(g, a, axis):
-    """Adjoint of np.sum(a, axis=axis): broadcast g back to a's shape."""
+    """Adjoint of np.sum(a, axis=axis), with or without keepdims: broadcast g back to a's
+    shape."""
     if _is_scalar(a):
         return float(g)
     shape = _shape(a)
     out = np.empty(shape)
-    if axis is None:
-        out[...] = g
-    else:
-        out[...] = np.expand_dims(g, _normalize_axes(axis, len(shape)))
+    # g has the reduced shape, or the keepdims one: both have the kept axes' elements in order.
+    out[...] = np.reshape(g, _kept_shape(shape, axis))
     return out
 
 
@@ -111,11 +118,6 @@ def reduced_size(a, axis):
     return float(size)
 
 
-def _unsupported(name, a, b):
-    return NotImplementedError(
-        f"{name}: operands with {np.ndim(a)} and {np.ndim(b)} dimensions are not supported")
-
-
 def dot_grad_a(g, a, b):
     """Gradient w.r.t. a of z = np.dot(a, b), given g = dz."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
@@ -129,7 +131,8 @@ def dot_grad_a(g, a, b):
         return _as_f64(np.dot(b, g))
     if a.ndim == 2 and b.ndim == 2:
         return _as_f64(np.dot(g, b.T))
-    raise _unsupported("dot_grad_a", a, b)
+    # N-D: np.dot contracts a's last axis with b's second-to-last (its only one if 1-D).
+    return _linalg.tensordot_grad_a(g, a, b, ([a.ndim - 1], [max(b.ndim - 2, 0)]))
 
 
 def dot_grad_b(g, a, b):
@@ -144,14 +147,17 @@ def dot_grad_b(g, a, b):
         return _as_f64(np.outer(a, g))
     if a.ndim == 2 and b.ndim == 2:
         return _as_f64(np.dot(a.T, g))
-    raise _unsupported("dot_grad_b", a, b)
+    return _linalg.tensordot_grad_b(g, a, b, ([a.ndim - 1], [max(b.ndim - 2, 0)]))
 
 
 def matmul_grad_a(g, a, b):
     """Gradient w.r.t. a of z = a @ b, given g = dz (stacks of matrices broadcast)."""
     if np.ndim(a) > 2 or np.ndim(b) > 2:
-        if np.ndim(a) < 2 or np.ndim(b) < 2:
-            raise _unsupported("matmul_grad_a", a, b)
+        g = np.asarray(g, dtype=np.float64)
+        if np.ndim(b) == 1:  # (..., n, k) @ (k,) -> (..., n)
+            return unbroadcast(g[..., :, None] * b, a)
+        if np.ndim(a) == 1:  # (k,) @ (..., k, m) -> (..., m)
+            return unbroadcast(np.matmul(b, g[..., :, None])[..., 0], a)
         return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
     return dot_grad_a(g, a, b)
 
@@ -159,8 +165,11 @@ def matmul_grad_a(g, a, b):
 def matmul_grad_b(g, a, b):
     """Gradient w.r.t. b of z = a @ b, given g = dz (stacks of matrices broadcast)."""
     if np.ndim(a) > 2 or np.ndim(b) > 2:
-        if np.ndim(a) < 2 or np.ndim(b) < 2:
-            raise _unsupported("matmul_grad_b", a, b)
+        g = np.asarray(g, dtype=np.float64)
+        if np.ndim(b) == 1:
+            return unbroadcast(np.matmul(g[..., None, :], a)[..., 0, :], b)
+        if np.ndim(a) == 1:
+            return unbroadcast(a[:, None] * g[..., None, :], b)
         return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
     return dot_grad_b(g, a, b)
 
@@ -177,5 +186,6 @@ def load(caller, stem, attribute):
 # them as rt.<name>. Imported last: they use the helpers above.
 from .rt_reductions import *  # noqa: E402,F401,F403
 from .rt_linalg import *  # noqa: E402,F401,F403
+from . import rt_linalg as _linalg  # noqa: E402  (dot/matmul gradients of N-D operands)
 from .rt_shape import *  # noqa: E402,F401,F403
 from .rt_special import *  # noqa: E402,F401,F403

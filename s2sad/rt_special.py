@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from s2sad import rt as _rt  # unbroadcast; looked up at call time (rt imports this module)
+
 __all__ = ["digamma", "sinc_grad", "sum_grads"]
 
 # Coefficients of the asymptotic series psi(x) ~ log(x) - 1/(2x) - sum_k B_2k / (2k x^2k).
@@ -61,5 +63,4 @@ def sinc_grad(x):
 def sum_grads(g, elements):
     """Adjoint of builtin sum(elements): g summed back to each element's shape, as a tuple
     (one gradient per element; elements may be scalars or arrays that broadcast)."""
-    from s2sad.rt import unbroadcast
-    return tuple(unbroadcast(g, e) for e in elements)
+    return tuple(_rt.unbroadcast(g, e) for e in elements)

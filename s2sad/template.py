@@ -81,6 +81,8 @@ def load(function):
         problem(tree, "the first parameter must name the primal's result")
         raise TemplateError(problems)
     result, arguments = params[0], set(params[1:]) | {a.id for a in tree.args.kwonlyargs}
+    if tree.args.vararg is not None:  # `*operands`: one sequence argument
+        arguments.add(tree.args.vararg.id)
     found = []
     for statement in tree.body:
         if isinstance(statement, gast.Expr) and isinstance(statement.value, gast.Constant):

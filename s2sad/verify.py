@@ -39,7 +39,9 @@ SAME = 1e-12         # Numba vs Python
 OPERATORS = {operator.add: "{0} + {1}", operator.sub: "{0} - {1}", operator.mul: "{0} * {1}",
              operator.truediv: "{0} / {1}", operator.pow: "{0} ** {1}",
              operator.matmul: "{0} @ {1}", operator.mod: "{0} % {1}",
-             operator.floordiv: "{0} // {1}", operator.neg: "-{0}", operator.pos: "+{0}"}
+             operator.floordiv: "{0} // {1}", operator.neg: "-{0}", operator.pos: "+{0}",
+             operator.lt: "{0} < {1}", operator.le: "{0} <= {1}", operator.gt: "{0} > {1}",
+             operator.ge: "{0} >= {1}", operator.eq: "{0} == {1}", operator.ne: "{0} != {1}"}
 ELEMENTWISE_SHAPES = {1: [((),), ((4,),), ((2, 3),)],
                       2: [((), ()), ((2, 3), (2, 3)), ((2, 3), (3,)), ((), (3,)), ((3, 1), (1, 2))]}
 
@@ -96,7 +98,7 @@ def verify(primal, jit=True, seed=0):
     """Check every case of a rule; returns the number of cases, raises VerificationError."""
     checked = check_python(primal, seed)
     if jit:
-        error = check_compiled({primal: checked}).get(primal)
+        error = check_compiled(primal, checked)
         if error is not None:
             raise error
     return len(checked)
@@ -133,34 +135,47 @@ def check_python(primal, seed=0):
     return checked
 
 
-def check_compiled(checked):
-    """The Numba side of verification for {primal: [Checked]}: every case declared compilable
-    runs compiled (all of them in one generated function, since Numba's cost is mostly per
-    function) and must give the Python numbers; every case declared `numba=False` must fall back
-    to Python. Returns {primal: VerificationError} for the primals that fail."""
-    errors = {}
-    compilable = {p: [c for c in found if c.case.numba] for p, found in checked.items()}
-    compilable = {p: found for p, found in compilable.items() if found}
-    if compilable and _compiled_batch(compilable) is not None and len(compilable) > 1:
-        for primal, found in compilable.items():  # find which rule broke the batch
-            error = _compiled_batch({primal: found})
-            if error is not None:
-                errors[primal] = error
-    elif compilable:
-        error = _compiled_batch(compilable)
-        if error is not None:
-            errors[next(iter(compilable))] = error
-    for primal, found in checked.items():
-        declared = [one for one in found if not one.case.numba]
-        if declared and primal not in errors:  # one is enough: each costs a failed compile
-            error = _falls_back(primal, declared[0])
-            if error is not None:
-                errors[primal] = error
-    return errors
+def check_compiled(primal, checked, sample=None, every_declaration=True):
+    """The Numba side of verifying `primal`, given its Python-verified cases: the cases declared
+    compilable run compiled, as one generated function, and must give the Python numbers; a case
+    declared `numba=False` must really fail to compile (one is enough: each costs a failed
+    compile). `sample` caps the compiled cases (the first and the last ones: plain and
+    broadcasting/keyword forms); `every_declaration=False` tests only a rule-wide numba=False.
+    Returns the VerificationError, or None."""
+    compilable = [one for one in checked if one.case.numba]
+    if sample is not None and len(compilable) > sample:
+        compilable = compilable[:sample - 1] + compilable[-1:]
+    error = _compiled_batch({primal: compilable}) if compilable else None
+    declared = [one for one in checked if not one.case.numba]
+    rule_wide = not (templates.rule_for(getattr(primal, "function", primal)).numba)
+    if error is None and declared and (every_declaration or rule_wide):
+        error = _falls_back(primal, declared[0])
+    return error
+
+
+def compiled_error(index, sample=None, every_declaration=True):
+    """check_compiled for the index-th registered rule, as text (for worker processes)."""
+    primal = registered()[index]
+    try:
+        error = check_compiled(primal, check_python(primal), sample, every_declaration)
+    except VerificationError as exc:
+        error = exc
+    return None if error is None else str(error)
 
 
 def _compiled_batch(compilable):
-    """Compile the cases as one function and compare each case's gradients with Python's."""
+    """Compile the cases as one function and compare each case's gradients with Python's;
+    the error, or None."""
+    try:
+        return _try_batch(compilable)
+    except S2sadError as exc:
+        what = label(next(iter(compilable))) if len(compilable) == 1 else \
+            f"{len(compilable)} rules"
+        return exc if isinstance(exc, VerificationError) else \
+            VerificationError(f"{what}: compiled verification failed: {exc}")
+
+
+def _try_batch(compilable):
     from .api import grad
     parameters, body, totals, owners = [], [], [], []
     for primal, found in compilable.items():
@@ -384,3 +399,71 @@ def registered():
         return rule is not None and rule.kind == "adjoint"
     return [r for r in templates.REGISTRY if differentiable(r)] + \
         [m for m in METHODS.values() if differentiable(m.function)]
+
+
+def verify_all(indices=None, sample=None, every_declaration=True, jobs=2, fast_compile=False,
+               progress=None):
+    """{index: error text or None} for registered rules, the Numba side in `jobs` worker
+    processes (Numba compiles on one core each). `fast_compile` lowers LLVM's optimisation level
+    in the workers: what compiles, and the numbers, are the same; compiling is about a third
+    faster. `progress(done, total, index, error)` is called as results come in."""
+    import concurrent.futures
+    import multiprocessing
+    indices = list(range(len(registered()))) if indices is None else list(indices)
+    results = {}
+    context = multiprocessing.get_context("spawn")  # never fork a process that loaded LLVM
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context,
+                                                initializer=_worker_setup,
+                                                initargs=(fast_compile,)) as pool:
+        futures = {pool.submit(compiled_error, i, sample, every_declaration): i for i in indices}
+        for future in concurrent.futures.as_completed(futures):
+            index = futures[future]
+            results[index] = future.result()
+            if progress is not None:
+                progress(len(results), len(indices), index, results[index])
+    return results
+
+
+def _worker_setup(fast_compile):
+    if fast_compile:
+        os.environ["NUMBA_OPT"] = "0"     # read when Numba is first imported, below
+    warnings.simplefilter("ignore")      # fallbacks are checked through their warnings' records
+
+
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(
+        prog="python -m s2sad.verify",
+        description="Verify every registered derivative rule (or those whose name contains "
+                    "PATTERN): finite differences as Python, then compiled by Numba.")
+    parser.add_argument("pattern", nargs="?", default="")
+    parser.add_argument("--sample", type=int, default=None,
+                        help="compile at most this many checks per rule (default: all)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    options = parser.parse_args(argv)
+    rules = registered()
+    chosen = [i for i, p in enumerate(rules) if options.pattern in label(p)]
+    failures = []
+    for i in chosen:  # the Python side first: fast, and the clearest messages
+        try:
+            check_python(rules[i])
+        except VerificationError as exc:
+            failures.append((i, str(exc)))
+    print(f"Python: {len(chosen) - len(failures)}/{len(chosen)} rules match finite differences",
+          flush=True)
+
+    def progress(done, total, index, error):
+        print(f"[{done}/{total}] {label(rules[index])}: {'FAILED' if error else 'ok'}",
+              flush=True)
+    bad = {i for i, _ in failures}
+    results = verify_all([i for i in chosen if i not in bad], options.sample,
+                         every_declaration=True, jobs=options.jobs, progress=progress)
+    failures += [(i, error) for i, error in results.items() if error]
+    for i, error in failures:
+        print(f"\nFAILED {label(rules[i])}:\n{error}")
+    print(f"\n{len(chosen) - len(failures)}/{len(chosen)} rules verified")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,17 +2,324 @@
 
 Most adjoints move the result's adjoint back without arithmetic (reshape it back, transpose it
 back, slice it back). Sequence arguments (`numpy.concatenate((a, b))`) get one contribution per
-element: their template line gives a tuple.
+element: their template line gives a tuple. Results that are lists (`numpy.split`) are unpacked
+by the caller; `d[z]` is then the tuple of the pieces' adjoints.
 """
 import numpy
 
 from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, check, d
+from . import adjoint, check, d, nondifferentiable
+
+M = (3, 4)   # the matrix shape most checks use
+T = (2, 3, 4)
 
 
-@adjoint(numpy.concatenate, numba=False, checks=[
+# ---- reshaping ----------------------------------------------------------------------------------
+
+@adjoint(numpy.reshape, checks=[
+    check("numpy.reshape(x, (4, 3))", x=M), check("numpy.reshape(x, 12)", x=M),
+    check("numpy.reshape(x, -1)", x=M), check("numpy.reshape(x, (2, -1, 3))", x=M),
+    check("numpy.reshape(x, (3, 4))", x=(12,)),
+    check("numpy.reshape(x, (1, 1))", x=(), numba=False),
+    check("numpy.reshape(x, shape=(2, 6))", x=M),
+    check("numpy.reshape(x, (4, 3), order='F')", x=M, numba=False)])
+def reshape(z, a, /, shape, order="C", *, copy=None):
+    d[a] = rt.reshape_grad(d[z], a, order)
+
+
+@adjoint(numpy.ravel, checks=[
+    check("numpy.ravel(x)", x=M), check("numpy.ravel(x)", x=T),
+    check("numpy.ravel(x)", x=(), numba=False),
+    check("numpy.ravel(x, order='F')", x=M, numba=False)])
+def ravel(z, a, order="C"):
+    d[a] = rt.reshape_grad(d[z], a, order)
+
+
+@adjoint(numpy.squeeze, numba=False, checks=[   # Numba has no numpy.squeeze
+    check("numpy.squeeze(x)", x=(3, 1, 4)), check("numpy.squeeze(x, axis=1)", x=(3, 1, 1)),
+    check("numpy.squeeze(x, axis=(0, -1))", x=(1, 3, 1)), check("numpy.squeeze(x)", x=(1, 1))])
+def squeeze(z, a, axis=None):
+    d[a] = rt.reshape_like(d[z], a)
+
+
+@adjoint(numpy.expand_dims, checks=[
+    check("numpy.expand_dims(x, 1)", x=M), check("numpy.expand_dims(x, axis=-1)", x=(3,)),
+    check("numpy.expand_dims(x, 0)", x=(), numba=False),
+    check("numpy.expand_dims(x, (0, 2))", x=M, numba=False)])
+def expand_dims(z, a, axis):
+    d[a] = rt.reshape_like(d[z], a)
+
+
+@adjoint(numpy.atleast_1d, numpy.atleast_2d, numpy.atleast_3d, checks=[
+    check("{f}(x)", x=(3,)), check("{f}(x)", x=M), check("{f}(x)", x=T),
+    check("{f}(x)", x=(), numba=False),
+    check("a, b = {f}(x, y)\nout = numpy.sum(a) + numpy.sum(b * b)", x=(3,), y=M),
+    check("a, b = {f}(x, y)\nout = a * b", x=(), y=(), numba=False)])
+def atleast_nd(z, *arys):
+    d[arys] = rt.atleast_grads(d[z], arys)
+
+
+@adjoint(numpy.transpose, checks=[
+    check("numpy.transpose(x)", x=M), check("numpy.transpose(x)", x=T),
+    check("numpy.transpose(x, (1, 0, 2))", x=T), check("numpy.transpose(x, axes=(2, 0, 1))", x=T),
+    check("numpy.transpose(x, (-1, 0, 1))", x=T), check("numpy.transpose(x)", x=(4,))])
+def transpose(z, a, axes=None):
+    d[a] = rt.transpose_grad(d[z], a, axes)
+
+
+@adjoint(numpy.swapaxes, checks=[
+    check("numpy.swapaxes(x, 0, 1)", x=M), check("numpy.swapaxes(x, 0, -1)", x=T),
+    check("numpy.swapaxes(x, axis1=1, axis2=2)", x=T)])
+def swapaxes(z, a, axis1, axis2):
+    d[a] = numpy.swapaxes(d[z], axis1, axis2)
+
+
+@adjoint(numpy.moveaxis, checks=[
+    check("numpy.moveaxis(x, 0, -1)", x=T), check("numpy.moveaxis(x, -1, 0)", x=T),
+    check("numpy.moveaxis(x, (0, 1), (2, 0))", x=T), check("numpy.moveaxis(x, 1, 0)", x=M)])
+def moveaxis(z, a, source, destination):
+    d[a] = numpy.moveaxis(d[z], destination, source)
+
+
+# ---- copies and conversions ---------------------------------------------------------------------
+
+@adjoint(numpy.copy, checks=[
+    check("numpy.copy(x)", x=M), check("numpy.copy(x)", x=(4,)), check("numpy.copy(x)", x=())])
+def copy(z, a, order="K", subok=False):
+    d[a] = rt.reshape_like(d[z], a)
+
+
+@adjoint(numpy.array, checks=[
+    check("numpy.array([x, y])", x=(), y=()),
+    check("numpy.array([[x, y], [y, 1.0]])", x=(), y=()),
+    check("numpy.array((x, y, x))", x=(), y=()),
+    check("numpy.array(x)", x=M, numba=False),
+    check("numpy.array([x, y])", x=(3,), y=(3,), numba=False),
+    check("numpy.array([[x, y], [y, x]])", x=(2,), y=(2,), numba=False),
+    check("numpy.array(x, dtype='float64', ndmin=2)", x=(3,), numba=False)])
+def array(z, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0,
+          like=None):
+    d[object] = rt.array_grad(d[z], object)
+
+
+@adjoint(numpy.asarray, checks=[
+    check("numpy.asarray(x)", x=M), check("numpy.asarray(x, dtype='float64')", x=M, numba=False),
+    check("numpy.asarray(x)", x=()), check("numpy.asarray((x, y))", x=(), y=()),
+    check("numpy.asarray([x, y])", x=(3,), y=(3,), numba=False)])
+def asarray(z, a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    d[a] = rt.array_grad(d[z], a)
+
+
+@adjoint(numpy.ascontiguousarray, checks=[
+    check("numpy.ascontiguousarray(x)", x=M), check("numpy.ascontiguousarray(x.T)", x=M),
+    check("numpy.ascontiguousarray(x)", x=()),
+    check("numpy.ascontiguousarray((x, y))", x=(), y=(), numba=False)])
+def ascontiguousarray(z, a, dtype=None, *, like=None):
+    d[a] = rt.array_grad(d[z], a)
+
+
+@adjoint(numpy.broadcast_to, checks=[
+    check("numpy.broadcast_to(x, (2, 3, 4))", x=M), check("numpy.broadcast_to(x, (3, 4))", x=(4,)),
+    check("numpy.broadcast_to(x, (3, 4))", x=(3, 1)),
+    check("numpy.broadcast_to(x, shape=(3,))", x=())])
+def broadcast_to(z, array, shape, subok=False):
+    d[array] = rt.unbroadcast(d[z], array)
+
+
+# ---- joining and splitting ----------------------------------------------------------------------
+
+@adjoint(numpy.concatenate, checks=[
     check("numpy.concatenate((x, y))", x=(3,), y=(2,)),
-    check("numpy.concatenate([x, y, x], axis=1)", x=(2, 3), y=(2, 1))])
-def concatenate(z, arrays, axis=0):
+    check("numpy.concatenate([x, y, x], axis=1)", x=(2, 3), y=(2, 1)),
+    check("numpy.concatenate((x, y), axis=-1)", x=(2, 3), y=(2, 1)),
+    check("numpy.concatenate((x, y), 0)", x=M, y=(1, 4)),
+    check("numpy.concatenate((x, y), axis=None)", x=M, y=(3,), numba=False)])
+def concatenate(z, arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
     d[arrays] = rt.concatenate_grads(d[z], arrays, axis)
+
+
+@adjoint(numpy.stack, checks=[
+    check("numpy.stack((x, y))", x=(3,), y=(3,)), check("numpy.stack([x, y], axis=1)", x=M, y=M),
+    check("numpy.stack((x, y, x), axis=-1)", x=M, y=M),
+    check("numpy.stack([x, y])", x=(), y=(), numba=False)])
+def stack(z, arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    d[arrays] = rt.stack_grads(d[z], arrays, axis)
+
+
+@adjoint(numpy.hstack, checks=[
+    check("numpy.hstack((x, y))", x=(3,), y=(2,)), check("numpy.hstack([x, y])", x=M, y=(3, 2)),
+    check("numpy.hstack((x, y))", x=(), y=(2,), numba=False)])
+def hstack(z, tup, *, dtype=None, casting="same_kind"):
+    d[tup] = rt.hstack_grads(d[z], tup)
+
+
+@adjoint(numpy.vstack, checks=[
+    check("numpy.vstack((x, y))", x=(4,), y=(4,)),
+    check("numpy.vstack([x, y])", x=M, y=(4,), numba=False),
+    check("numpy.vstack((x, y))", x=(2, 2, 3), y=(1, 2, 3))])
+def vstack(z, tup, *, dtype=None, casting="same_kind"):
+    d[tup] = rt.vstack_grads(d[z], tup)
+
+
+@adjoint(numpy.column_stack, checks=[
+    check("numpy.column_stack((x, y))", x=(3,), y=(3,)),
+    check("numpy.column_stack([x, y])", x=M, y=(3,))])
+def column_stack(z, tup):
+    d[tup] = rt.column_stack_grads(d[z], tup)
+
+
+@adjoint(numpy.dstack, checks=[
+    check("numpy.dstack((x, y))", x=(3,), y=(3,)), check("numpy.dstack([x, y])", x=M, y=M),
+    check("numpy.dstack((x, y))", x=T, y=(2, 3), numba=False)])
+def dstack(z, tup):
+    d[tup] = rt.dstack_grads(d[z], tup)
+
+
+@adjoint(numpy.split, numpy.array_split, checks=[
+    check("a, b = {f}(x, 2)\nout = a * b", x=(4,)),
+    check("a, b, c = {f}(x, 3, axis=1)\nout = a + 2.0 * c", x=(2, 6)),
+    check("a, b = {f}(x, [1], axis=0)\nout = numpy.sum(a) * b", x=M),
+    check("a, b = {f}(x, 2)\nout = a", x=(4,))])
+def split(z, ary, indices_or_sections, axis=0):
+    d[ary] = rt.split_grad(d[z], ary, axis)
+
+
+@adjoint(numpy.append, checks=[
+    check("numpy.append(x, y)", x=M, y=(3,)), check("numpy.append(x, y, axis=0)", x=M, y=(2, 4)),
+    check("numpy.append(x, y)", x=(3,), y=()), check("numpy.append(x, y, axis=-1)", x=M, y=M)])
+def append(z, arr, values, axis=None):
+    d[arr] = rt.append_grad_arr(d[z], arr, values, axis)
+    d[values] = rt.append_grad_values(d[z], arr, values, axis)
+
+
+@adjoint(numpy.delete, checks=[   # Numba has numpy.delete without axis only
+    check("numpy.delete(x, 1)", x=(4,)), check("numpy.delete(x, numpy.array([0, 2]))", x=M),
+    check("numpy.delete(x, [0, 2])", x=M),
+    check("numpy.delete(x, 1, axis=1)", x=M, numba=False),
+    check("numpy.delete(x, [0, -1], axis=0)", x=M, numba=False)])
+def delete(z, arr, obj, axis=None):
+    d[arr] = rt.delete_grad(d[z], arr, obj, axis)
+
+
+# ---- repeating and reordering -------------------------------------------------------------------
+
+@adjoint(numpy.tile, numba=False, checks=[   # Numba has no numpy.tile
+    check("numpy.tile(x, 2)", x=M), check("numpy.tile(x, (2, 1, 3))", x=M),
+    check("numpy.tile(x, (3, 2))", x=(4,)), check("numpy.tile(x, 3)", x=())])
+def tile(z, A, reps):
+    d[A] = rt.tile_grad(d[z], A, reps)
+
+
+@adjoint(numpy.repeat, checks=[
+    check("numpy.repeat(x, 2)", x=M), check("numpy.repeat(x, 3)", x=(4,)),
+    check("numpy.repeat(x, 2, axis=0)", x=M, numba=False),
+    check("numpy.repeat(x, 3, axis=-1)", x=T, numba=False),
+    check("numpy.repeat(x, numpy.array([1, 0, 2]), axis=0)", x=M, numba=False)])
+def repeat(z, a, repeats, axis=None):
+    d[a] = rt.repeat_grad(d[z], a, repeats, axis)
+
+
+@adjoint(numpy.flip, checks=[
+    check("numpy.flip(x)", x=M), check("numpy.flip(x)", x=(4,)),
+    check("numpy.flip(x, 1)", x=M, numba=False),
+    check("numpy.flip(x, axis=(0, -1))", x=T, numba=False)])
+def flip(z, m, axis=None):
+    d[m] = rt.flip_grad(d[z], axis)
+
+
+@adjoint(numpy.fliplr, checks=[check("numpy.fliplr(x)", x=M), check("numpy.fliplr(x)", x=T)])
+def fliplr(z, m):
+    d[m] = numpy.fliplr(d[z])
+
+
+@adjoint(numpy.flipud, checks=[check("numpy.flipud(x)", x=M), check("numpy.flipud(x)", x=(4,))])
+def flipud(z, m):
+    d[m] = numpy.flipud(d[z])
+
+
+@adjoint(numpy.roll, checks=[
+    check("numpy.roll(x, 2)", x=M), check("numpy.roll(x, -1)", x=(5,)),
+    check("numpy.roll(x, 1, axis=1)", x=M, numba=False),
+    check("numpy.roll(x, (1, -2), axis=(0, 2))", x=T, numba=False)])
+def roll(z, a, shift, axis=None):
+    d[a] = rt.roll_grad(d[z], shift, axis)
+
+
+@adjoint(numpy.sort, checks=[
+    check("numpy.sort(x)", x=(5,)), check("numpy.sort(x)", x=M),
+    check("numpy.sort(x, axis=0)", x=M, numba=False),
+    check("numpy.sort(x, axis=None)", x=M, numba=False)])
+def sort(z, a, axis=-1, kind=None, order=None, *, stable=None):
+    d[a] = rt.sort_grad(d[z], a, axis)
+
+
+# ---- diagonals ----------------------------------------------------------------------------------
+
+@adjoint(numpy.diag, checks=[
+    check("numpy.diag(x)", x=(3,)), check("numpy.diag(x, 1)", x=(3,)),
+    check("numpy.diag(x, k=-2)", x=(3,)), check("numpy.diag(x)", x=M),
+    check("numpy.diag(x, 1)", x=M), check("numpy.diag(x, -1)", x=M)])
+def diag(z, v, k=0):
+    d[v] = rt.diag_grad(d[z], v, k)
+
+
+@adjoint(numpy.diagonal, numba=False, checks=[   # Numba has no numpy.diagonal
+    check("numpy.diagonal(x)", x=M), check("numpy.diagonal(x, 1)", x=M),
+    check("numpy.diagonal(x, offset=-1)", x=(4, 4)),
+    check("numpy.diagonal(x, 0, 1, 2)", x=T),
+    check("numpy.diagonal(x, 1, axis1=-1, axis2=0)", x=T)])
+def diagonal(z, a, offset=0, axis1=0, axis2=1):
+    d[a] = rt.diagonal_grad(d[z], a, offset, axis1, axis2)
+
+
+@adjoint(numpy.triu, checks=[
+    check("numpy.triu(x)", x=M), check("numpy.triu(x, 1)", x=(4, 4)),
+    check("numpy.triu(x, k=-1)", x=M)])
+def triu(z, m, k=0):
+    d[m] = numpy.triu(d[z], k)
+
+
+@adjoint(numpy.tril, checks=[
+    check("numpy.tril(x)", x=M), check("numpy.tril(x, -1)", x=(4, 4)),
+    check("numpy.tril(x, k=2)", x=M)])
+def tril(z, m, k=0):
+    d[m] = numpy.tril(d[z], k)
+
+
+# ---- indexing -----------------------------------------------------------------------------------
+
+@adjoint(numpy.take, checks=[
+    check("numpy.take(x, numpy.array([0, 2, 2]))", x=(4,)),
+    check("numpy.take(x, numpy.array([0, 5, 5, -1]))", x=M),
+    check("numpy.take(x, 3)", x=M),
+    check("numpy.take(x, numpy.array([[0, 1], [1, 1]]))", x=M),
+    check("numpy.take(x, numpy.array([0, 2, 2]), axis=1)", x=M),
+    check("numpy.take(x, numpy.array([1, 1]), axis=-1)", x=T),
+    check("numpy.take(x, [4, -5], mode='wrap')", x=(4,), numba=False)])
+def take(z, a, indices, axis=None, out=None, mode="raise"):
+    d[a] = rt.take_grad(d[z], a, indices, axis, mode)
+
+
+@adjoint(numpy.take_along_axis, checks=[
+    check("numpy.take_along_axis(x, numpy.array([[0, 2], [1, 1], [3, 0]]), axis=1)", x=M),
+    check("numpy.take_along_axis(x, numpy.array([[2, 0, 0, 1]]), 0)", x=M),
+    check("numpy.take_along_axis(x, numpy.array([3, 3, 0]), None)", x=M, numba=False),
+    check("numpy.take_along_axis(x, numpy.array([[[1], [0], [1]]]), axis=-1)", x=T)])
+def take_along_axis(z, arr, indices, axis=-1):
+    d[arr] = rt.take_along_axis_grad(d[z], arr, indices, axis)
+
+
+@adjoint(numpy.pad, numba=False, checks=[   # Numba has no numpy.pad
+    check("numpy.pad(x, 1)", x=M), check("numpy.pad(x, (1, 2))", x=M),
+    check("numpy.pad(x, ((0, 1), (2, 0)))", x=M),
+    check("numpy.pad(x, 2, mode='constant', constant_values=1.0)", x=(3,)),
+    check("numpy.pad(x, ((1, 0), (0, 2)), constant_values=y)", x=M, y=())])
+def pad(z, array, pad_width, mode="constant", constant_values=0):  # NumPy's **kwargs: not yet
+    d[array] = rt.pad_grad(d[z], array, pad_width, mode)
+    d[constant_values] = rt.pad_values_grad(d[z], array, pad_width, constant_values)
+
+
+# index computations: integer results
+nondifferentiable(numpy.argwhere, numpy.flatnonzero, numpy.tril_indices, numpy.triu_indices,
+                  numpy.diag_indices, numpy.indices, numpy.unravel_index, numpy.ravel_multi_index)

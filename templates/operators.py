@@ -12,37 +12,52 @@ from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read,
 from . import adjoint, check, d, nondifferentiable
 
 
-@adjoint(operator.add, numpy.add, broadcasting=True)
+def binary(*extra, domain=None):
+    """The default checks of a binary elementwise function (shapes that broadcast every way),
+    then `extra`."""
+    shapes = [((), ()), ((2, 3), (2, 3)), ((2, 3), (3,)), ((), (3,)), ((3, 1), (1, 2))]
+    return [check("{f}(x, y)", x=a, y=b, domain=domain) for a, b in shapes] + list(extra)
+
+
+@adjoint(operator.add, numpy.add, broadcasting=True, checks=binary(check("{f}(x, 1)", x=(3,))))
 def add(z, x, y):
     d[x] = d[z]
     d[y] = d[z]
 
 
-@adjoint(operator.sub, numpy.subtract, broadcasting=True)
+@adjoint(operator.sub, numpy.subtract, broadcasting=True,
+         checks=binary(check("{f}(1, y)", y=(2, 3))))
 def subtract(z, x, y):
     d[x] = d[z]
     d[y] = -d[z]
 
 
-@adjoint(operator.mul, numpy.multiply, broadcasting=True)
+@adjoint(operator.mul, numpy.multiply, broadcasting=True,
+         checks=binary(check("{f}(x, 2)", x=(2, 3))))
 def multiply(z, x, y):
     d[x] = d[z] * y
     d[y] = d[z] * x
 
 
-@adjoint(operator.truediv, numpy.divide, broadcasting=True)
+@adjoint(operator.truediv, numpy.divide, broadcasting=True, domain=(0.5, 2.0), checks=binary(
+    check("{f}(x, -y)", x=(2, 3), y=(3,)), check("{f}(x, 3)", x=(3,)), check("{f}(1, y)", y=(3,))))
 def divide(z, x, y):
     d[x] = d[z] / y
     d[y] = -d[z] * z / y
 
 
-@adjoint(operator.pow, numpy.power, broadcasting=True, domain=(0.5, 2.0))
+@adjoint(operator.pow, numpy.power, broadcasting=True, domain=(0.5, 2.0), checks=binary(
+    check("{f}(x, 2)", x=(3,)), check("{f}(x, 3)", x=(2, 3), domain=(-2.0, -0.5)),
+    check("{f}(x, 0.5)", x=(3,)), check("{f}(2.0, y)", y=(3,))))
 def power(z, x, y):
     d[x] = d[z] * y * x ** (y - 1)
     d[y] = d[z] * z * numpy.log(x)
 
 
-@adjoint(operator.mod, numpy.mod, numpy.remainder, broadcasting=True)
+# mod(x, y) = x - floor(x / y) * y; inputs keep away from y = 0, where x / y jumps.
+@adjoint(operator.mod, numpy.mod, numpy.remainder, broadcasting=True, domain=(0.3, 2.0),
+         checks=binary(check("{f}(-x, y)", x=(2, 3), y=(3,)), check("{f}(x, -y)", x=(4,), y=()),
+                       check("{f}(x, 0.7)", x=(4,)), check("{f}(3, y)", y=(4,))))
 def mod(z, x, y):
     d[x] = d[z]
     d[y] = -d[z] * numpy.floor(x / y)
@@ -58,12 +73,17 @@ def positive(z, x):
     d[x] = d[z]
 
 
-@adjoint(operator.matmul, numpy.matmul, checks=[
+# Numba compiles `x @ y` but has no numpy.matmul function.
+@adjoint(operator.matmul, checks=[
     check("{f}(x, y)", x=(3, 4), y=(4, 2)), check("{f}(x, y)", x=(3, 4), y=(4,)),
     check("{f}(x, y)", x=(4,), y=(4, 2)), check("{f}(x, y)", x=(2, 3, 4), y=(4, 2), numba=False)])
+@adjoint(numpy.matmul, numba=False, checks=[
+    check("{f}(x, y)", x=(3, 4), y=(4, 2)), check("{f}(x, y)", x=(2, 3, 4), y=(4, 2))])
 def matmul(z, x, y):
     d[x] = rt.matmul_grad_a(d[z], x, y)
     d[y] = rt.matmul_grad_b(d[z], x, y)
 
 
 nondifferentiable(operator.floordiv, numpy.floor_divide)  # piecewise constant
+nondifferentiable(operator.lt, operator.le, operator.gt, operator.ge, operator.eq,
+                  operator.ne)  # truth values
