@@ -108,10 +108,13 @@ def _calls(template):
 def _numba(found, rule):
     if not rule.numba:
         return "no"
-    failing = [c.code.strip().replace("\n", "; ") for c in found if not c.numba]
+    failing = list(dict.fromkeys(c.code.strip().replace("\n", "; ") for c in found
+                                 if not c.numba))  # distinct forms, in order
     if not failing:
         return "yes"
-    return "partly; not " + ", ".join(f"`{code}`" for code in failing)
+    shown = ", ".join(f"`{code}`" for code in failing[:3])
+    more = f" and {len(failing) - 3} more" if len(failing) > 3 else ""
+    return f"partly; not {shown}{more}"
 
 
 def _origin(rule):

@@ -2,9 +2,11 @@
 
 Filling `d[x] = d[z] * y * x ** (y - 1)` with `y = 2` gives `dz * 2 * x ** (2 - 1)`; folding the
 literal arithmetic gives `dz * 2 * x`. Only rewrites that are exact in floating point are made
-(`e ** 1 -> e`, `e * 1 -> e`, literal arithmetic on ints); nothing is reordered.
+(`e ** 1 -> e`, `e * 1 -> e`, literal arithmetic on ints); nothing is reordered. A template
+reading one element of a tuple result's adjoint gets that element:
 
-    dx = d_t0 * 2 * x ** (2 - 1)     -->     dx = d_t0 * 2 * x
+    dx = d_t0 * 2 * x ** (2 - 1)                        -->  dx = d_t0 * 2 * x
+    d_t5 = rt.logdet_grad((rt.zeros_like(sign), dlogdet)[1], _t5)  -->  ...(dlogdet, _t5)
 """
 import gast
 
@@ -13,7 +15,7 @@ _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
 
 
 def tidy(function):
-    """Fold literal integer arithmetic and drop `** 1` and `* 1` in the backward sweep."""
+    """Fold literal integer arithmetic, drop `** 1` and `* 1`, and index tuple displays."""
     return _Folder().visit(function)
 
 
@@ -43,3 +45,20 @@ class _Folder(gast.NodeTransformer):
         if isinstance(node.op, gast.Mult) and right == 1:
             return node.left
         return node
+
+    def visit_Subscript(self, node):
+        """`(a, b)[1]` -> `b`, when the elements dropped are names or zeros (no effects)."""
+        self.generic_visit(node)
+        index = _int_literal(node.slice)
+        if isinstance(node.value, gast.Tuple) and index is not None and \
+                -len(node.value.elts) <= index < len(node.value.elts) and \
+                all(_pure(e) for e in node.value.elts):
+            return node.value.elts[index]
+        return node
+
+
+def _pure(node):
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+        node.func.attr == "zeros_like" and all(_pure(a) for a in node.args)
