@@ -212,6 +212,37 @@ def scalar_and_array(s, x):
     return np.sum(y * y) * s
 
 
+# ---- the template library in realistic code ------------------------------------------------
+
+def softmax_cross_entropy(logits, labels):
+    m = logits.max(axis=1, keepdims=True)
+    shifted = logits - m
+    log_z = np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return -np.mean(np.sum(labels * (shifted - log_z), axis=1))
+
+
+def layer_norm(x, gain, bias):
+    mu = x.mean(axis=-1, keepdims=True)
+    sigma = np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5)
+    y = gain * (x - mu) / sigma + bias
+    return np.sum(np.tanh(y) ** 2)
+
+
+def gaussian_log_likelihood(a, mean, x):
+    cov = a @ a.T + 3.0 * np.eye(3)
+    chol = np.linalg.cholesky(cov)
+    r = np.linalg.solve(chol, (x - mean).T)
+    sign, logdet = np.linalg.slogdet(cov)
+    return -0.5 * np.sum(r * r) - 0.5 * x.shape[0] * logdet
+
+
+def shapes_pipeline(x, y):
+    z = np.concatenate([x, y.T], axis=0)
+    a, b = np.split(z.reshape(2, -1), 2)
+    w = np.stack((a.ravel(), np.flip(b.ravel()))) + np.roll(np.tile(x[0], 2), 1)
+    return np.sum(np.triu(w @ w.T) * np.clip(w.std(), 0.1, 5.0)) + np.trace(np.outer(a, b))
+
+
 def _pos(rng, *shape):
     return rng.uniform(0.5, 2.0, size=shape) if shape else float(rng.uniform(0.5, 2.0))
 
@@ -221,7 +252,7 @@ def _any(rng, *shape):
 
 
 # Functions Numba cannot compile (they fall back to Python with a JitFallbackWarning).
-NOT_NUMBA = {"mean_axis"}
+NOT_NUMBA = {"mean_axis", "softmax_cross_entropy", "layer_norm", "shapes_pipeline"}
 
 CASES = [
     (poly, lambda r: (_any(r),), 0),
@@ -258,4 +289,9 @@ CASES = [
     (mlp, lambda r: (_any(r, 4), _any(r, 5, 4), _any(r, 5), _any(r, 2, 5), _any(r, 2)),
      (1, 2, 3, 4)),
     (scalar_and_array, lambda r: (_any(r), _any(r, 2, 3)), (0, 1)),
+    (softmax_cross_entropy, lambda r: (_any(r, 4, 3), np.eye(3)[[0, 2, 1, 2]]), 0),
+    (layer_norm, lambda r: (_any(r, 4, 5), _pos(r, 5), _any(r, 5)), (0, 1, 2)),
+    (gaussian_log_likelihood, lambda r: (_any(r, 3, 3) * 0.5, _any(r, 3), _any(r, 6, 3)),
+     (0, 1, 2)),
+    (shapes_pipeline, lambda r: (_any(r, 2, 3), _any(r, 3, 2)), (0, 1)),
 ]

@@ -33,8 +33,10 @@ def test_gradient_matches_finite_differences(f, make_args, wrt):
     if f.__name__ in NOT_NUMBA:
         assert len(fallbacks) == 1, "expected exactly one fallback warning"
         message = str(fallbacks[0].message)
-        assert f"the gradient of {f.__name__}" in message and "reason: " in message
-        assert f"at {jit_fn.path}:" in message  # the generated line Numba stopped at
+        assert f"the gradient of {f.__name__}" in message
+        if "which Numba cannot compile" not in message:  # else: declared by a rule, not tried
+            assert "reason: " in message
+            assert f"at {jit_fn.path}:" in message  # the generated line Numba stopped at
     else:
         assert not fallbacks, f"Numba could not compile {f.__name__}: {fallbacks[0].message}"
 
