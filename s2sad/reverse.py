@@ -223,6 +223,18 @@ def _mark_known_types(statements, scalars, ints):
     return scalars, ints
 
 
+# Reductions that return one number when called on the whole array (one argument, no axis).
+FULL_REDUCTIONS = {numpy.sum, numpy.mean, numpy.prod, numpy.max, numpy.min, numpy.amax,
+                   numpy.amin, numpy.var, numpy.std, numpy.ptp, numpy.nansum, numpy.nanmean,
+                   numpy.median, numpy.linalg.norm, numpy.vdot}
+
+
+def _full_reduction(call):
+    return getattr(call, "s2sad_ref", None) in FULL_REDUCTIONS and \
+        len(call.args) == (2 if call.s2sad_ref is numpy.vdot else 1) and \
+        all(k.arg in ("ddof", "dtype") for k in call.keywords)
+
+
 def _known(value, scalars, ints):
     """(is a known scalar, is a known int) for one ANF operation."""
     if isinstance(value, gast.Call):
@@ -232,7 +244,9 @@ def _known(value, scalars, ints):
             getattr(value, "s2sad_ref", None) in (abs, min, max, round)
         scalar_args = bool(value.args) and not value.keywords and \
             all(is_scalar(a, scalars) for a in value.args)
-        return head in ("math", "float", "int", "len") or (elementwise and scalar_args), integer
+        reduced = _full_reduction(value)
+        return head in ("math", "float", "int", "len") or (elementwise and scalar_args) or \
+            reduced, integer
     if isinstance(value, gast.Name):
         return value.id in scalars, value.id in ints
     if isinstance(value, gast.Constant):
