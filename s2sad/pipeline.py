@@ -39,19 +39,20 @@ _in_progress = set()
 NO_KINDS = (frozenset(), frozenset())
 
 
-def adjoint(func, positions, kinds=NO_KINDS):
+def adjoint(func, positions, kinds=NO_KINDS, tidy=True):
     """The generated adjoint of `func` w.r.t. the parameters at `positions` (a tuple of ints).
     `kinds`: (names of parameters known to be Python scalars, those known to be ints); what is
-    known lets the adjoint skip shape bookkeeping (`rt.unbroadcast`) and saves."""
-    key = (func, func.__code__, "adjoint", tuple(positions), kinds, templates.generation())
+    known lets the adjoint skip shape bookkeeping (`rt.unbroadcast`) and saves. `tidy=False`
+    skips the clean-up pass (to see what the templates produced)."""
+    key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, templates.generation())
     if key not in _done:
-        _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions), kinds))
+        _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions), kinds, tidy))
     return _done[key]
 
 
-def gradient(func, positions, kinds=NO_KINDS):
+def gradient(func, positions, kinds=NO_KINDS, tidy=True):
     """`adjoint`, for a function that must return a scalar (checked where the source shows it)."""
-    generated = adjoint(func, positions, kinds)
+    generated = adjoint(func, positions, kinds, tidy)
     returned = next((n for n in gast.walk(generated.source.tree) if isinstance(n, gast.Return)
                      and isinstance(n.value, gast.Tuple)), None)
     if returned is not None:
@@ -105,7 +106,7 @@ def _prepare(func):
     return source, resolution.callees
 
 
-def _adjoint(func, positions, kinds):
+def _adjoint(func, positions, kinds, tidy):
     source, callees = _prepare(func)
     params = [a.id for a in resolve.parameters(source.tree.args)]
     wrt = [params[i] for i in positions]
@@ -128,7 +129,8 @@ def _adjoint(func, positions, kinds):
         return linked[key]
 
     function = reverse.reverse(source, body, wrt, namer, link, adjoint_name, kinds)
-    function = optimize.tidy(function)
+    if tidy:
+        function = optimize.tidy(function)
     what = f"reverse mode w.r.t. {', '.join(wrt)}" if wrt else "reverse mode"
     python_only = _python_only(source, bindings)
     text = _module_text(source, what, bindings, function, python_only)

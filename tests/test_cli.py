@@ -1,0 +1,95 @@
+"""The `s2sad` command, through main(argv) and once as a real subprocess."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from s2sad import cli
+
+HERE = os.path.dirname(__file__)
+EXAMPLES = os.path.join(HERE, "examples_api.py")
+
+
+def run(capsys, *argv):
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_show_prints_the_generated_adjoint(capsys):
+    status, out, err = run(capsys, "show", f"{EXAMPLES}:f", "--wrt", "x,w")
+    assert status == 0 and not err
+    assert "def df(x, w, d_result):" in out and "# ---- backward sweep ----" in out
+    assert "\033[" not in out  # plain when not a terminal
+
+
+def test_show_accepts_double_colon_and_module_targets(capsys):
+    _, by_file, _ = run(capsys, "show", f"{EXAMPLES}::f")
+    _, by_module, _ = run(capsys, "show", "examples_api:f")
+    assert "def df(x, w, d_result):" in by_file and "def df(x, w, d_result):" in by_module
+
+
+def test_show_path_names_a_real_file(capsys):
+    status, out, _ = run(capsys, "show", f"{EXAMPLES}:f", "--path")
+    assert status == 0 and os.path.isfile(out.strip()) and out.strip().endswith(".py")
+
+
+def test_no_optimize_keeps_what_templates_produced(capsys):
+    _, tidy, _ = run(capsys, "show", f"{EXAMPLES}:g_decorated")
+    _, raw, _ = run(capsys, "show", f"{EXAMPLES}:g_decorated", "--no-optimize")
+    assert "def dg_decorated(" in raw and "def dg_decorated(" in tidy
+
+
+def test_bad_targets_are_usage_errors_with_a_suggestion(capsys):
+    status, _, err = run(capsys, "show", f"{EXAMPLES}:ff")
+    assert status == 2 and "no function 'ff' in" in err and "did you mean 'f'?" in err
+    status, _, err = run(capsys, "show", "no/such/file.py:f")
+    assert status == 2 and "no such file: no/such/file.py" in err
+    status, _, err = run(capsys, "show", f"{EXAMPLES}:f", "--wrt", "q")
+    assert status == 2 and "has no parameter 'q'; its parameters are x, w" in err
+    status, _, err = run(capsys, "show", "nocolon")
+    assert status == 2 and "bad target" in err
+
+
+def test_an_untransformable_function_prints_the_diagnostic(capsys):
+    status, _, err = run(capsys, "show", f"{EXAMPLES}:unsupported_everything")
+    assert status == 1 and "examples_api.py:37:5: error: not supported yet" in err
+
+
+def test_templates_lists_rules_with_kind_and_source(capsys):
+    status, out, _ = run(capsys, "templates", "numpy.linalg.s")
+    assert status == 0
+    lines = out.splitlines()
+    assert any(line.startswith("numpy.linalg.slogdet") and "template" in line and
+               "templates/numpy_linalg.py:" in line for line in lines)
+    assert any(line.startswith("numpy.linalg.svd") and "not implemented" in line
+               for line in lines)
+    status, out, _ = run(capsys, "templates", "x.sum")
+    assert "means numpy.sum" in out
+    assert run(capsys, "templates", "no-such-rule")[0] == 1
+
+
+def test_cache_shows_and_clears(capsys, tmp_path, monkeypatch):
+    from s2sad import cache
+    monkeypatch.setattr(cache, "cache_dir", lambda: str(tmp_path))
+    (tmp_path / "f__d_x__0123.py").write_text("x = 1\n")
+    status, out, _ = run(capsys, "cache")
+    assert status == 0 and f"{tmp_path}: 1 generated files" in out
+    status, out, _ = run(capsys, "cache", "--clear")
+    assert status == 0 and "removed 1 generated files" in out and not list(tmp_path.iterdir())
+
+
+def test_help_everywhere(capsys):
+    for argv in (["--help"], ["show", "--help"], ["templates", "--help"], ["cache", "--help"]):
+        with pytest.raises(SystemExit) as info:
+            cli.main(argv)
+        assert info.value.code == 0
+        assert "usage: s2sad" in capsys.readouterr().out
+
+
+def test_python_dash_m_in_a_real_process():
+    result = subprocess.run([sys.executable, "-m", "s2sad", "show", f"{EXAMPLES}:f"],
+                            capture_output=True, text=True, cwd=HERE, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "def df(x, w, d_result):" in result.stdout
