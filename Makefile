@@ -26,7 +26,7 @@ coverage: $(STAMP)
 	$(PY) -m s2sad.coverage
 
 verify: $(STAMP)
-	$(PY) -m s2sad.verify $(ARGS)
+	$(PY) -m s2sad verify $(ARGS)
 
 chase: $(STAMP)
 	$(PY) examples/car_chase.py $(ARGS)

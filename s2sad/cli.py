@@ -4,6 +4,7 @@
     s2sad show mypackage.model:loss --path          # only the file it lives in
     s2sad templates sum                             # the derivative rules whose name has "sum"
     s2sad cache [--clear]                           # where generated files go; remove them
+    s2sad verify [PATTERN]                          # check rules against finite differences
 
 Exit status: 0 done, 1 s2sad could not transform the function (the error says why), 2 bad usage
 (unknown target, file or parameter).
@@ -27,6 +28,10 @@ class UsageError(Exception):
 
 def main(argv=None):
     parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["verify"]:  # its own options: python -m s2sad verify --help
+        from . import verify
+        return verify.main(argv[1:])
     options = parser.parse_args(argv)
     try:
         return options.run(options)
@@ -67,6 +72,10 @@ def _parser():
                     "contains PATTERN.")
     rules.add_argument("pattern", nargs="?", default="", metavar="PATTERN")
     rules.set_defaults(run=_templates)
+
+    # Listed for --help; main() hands `verify ...` to verify.main, which has its own options.
+    commands.add_parser("verify", add_help=False,
+                        help="verify derivative rules against finite differences (slow)")
 
     cache = commands.add_parser(
         "cache", help="show or clear the cache of generated files",

@@ -433,7 +433,7 @@ def _worker_setup(fast_compile):
 def main(argv=None):
     import argparse
     parser = argparse.ArgumentParser(
-        prog="python -m s2sad.verify",
+        prog="s2sad verify",
         description="Verify every registered derivative rule (or those whose name contains "
                     "PATTERN): finite differences as Python, then compiled by Numba.")
     parser.add_argument("pattern", nargs="?", default="")
