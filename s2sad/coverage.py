@@ -59,9 +59,9 @@ def table():
               "Zero gradient by declaration (piecewise constant, integer-valued, boolean or "
               "random results):", ""]
     lines += [", ".join(f"`{name}`" for name in sorted(
-        _name(r.primal) for r in templates.REGISTRY.values() if r.kind == "nondifferentiable")),
+        verify.label(r.primal) for r in templates.REGISTRY.values() if r.kind == "nondifferentiable")),
         ""]
-    gaps = sorted((_name(r.primal), r.note) for r in templates.REGISTRY.values()
+    gaps = sorted((verify.label(r.primal), r.note) for r in templates.REGISTRY.values()
                   if r.kind == "not_implemented")
     if gaps:
         lines += ["## Known gaps", "", "Differentiating these gives an error saying so:", "",
@@ -121,10 +121,6 @@ def _origin(rule):
     path, line = rule.origin.rsplit(":", 1)
     name = os.path.basename(path)
     return f"[{name}:{line}](../templates/{name}#L{line})"
-
-
-def _name(primal):
-    return verify.label(primal)
 
 
 def _has_template(function):

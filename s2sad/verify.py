@@ -145,7 +145,7 @@ def check_compiled(primal, checked, sample=None, every_declaration=True):
     compilable = [one for one in checked if one.case.numba]
     if sample is not None and len(compilable) > sample:
         compilable = compilable[:sample - 1] + compilable[-1:]
-    error = _compiled_batch({primal: compilable}) if compilable else None
+    error = _compiled(primal, compilable) if compilable else None
     declared = [one for one in checked if not one.case.numba]
     rule_wide = not (templates.rule_for(getattr(primal, "function", primal)).numba)
     if error is None and declared and (every_declaration or rule_wide):
@@ -163,56 +163,43 @@ def compiled_error(index, sample=None, every_declaration=True):
     return None if error is None else str(error)
 
 
-def _compiled_batch(compilable):
-    """Compile the cases as one function and compare each case's gradients with Python's;
+def _compiled(primal, cases):
+    """Compile a rule's cases as one function and compare each case's gradients with Python's;
     the error, or None."""
     try:
-        return _try_batch(compilable)
+        return _try_compiled(primal, cases)
+    except VerificationError as exc:
+        return exc
     except S2sadError as exc:
-        what = label(next(iter(compilable))) if len(compilable) == 1 else \
-            f"{len(compilable)} rules"
-        return exc if isinstance(exc, VerificationError) else \
-            VerificationError(f"{what}: compiled verification failed: {exc}")
+        return VerificationError(f"{label(primal)}: compiled verification failed: {exc}")
 
 
-def _try_batch(compilable):
+def _try_compiled(primal, cases):
     from .api import grad
-    parameters, body, totals, owners = [], [], [], []
-    for primal, found in compilable.items():
-        for one in found:
-            prefix = f"c{len(owners)}_"
-            names, statements = _renamed(one.case, prefix)
-            parameters += names + [prefix + "_w"]
-            body += statements
-            out = prefix + "out"
-            scalar = numpy.ndim(one.args[-1]) == 0
-            totals.append(f"{out} * {prefix}_w" if scalar else f"numpy.sum({out} * {prefix}_w)")
-            owners.append((primal, one, len(names)))
+    from .jit import JitFallbackWarning
+    parameters, body, totals, args, wrt = [], [], [], [], []
+    for k, one in enumerate(cases):  # each case's names prefixed: `c0_x`, `c1_x`, ...
+        names, statements = _renamed(one.case, f"c{k}_")
+        wrt += range(len(parameters), len(parameters) + len(names))
+        parameters += names + [f"c{k}__w"]
+        args += one.args
+        body += statements
+        scalar = numpy.ndim(one.args[-1]) == 0
+        totals.append(f"c{k}_out * c{k}__w" if scalar else f"numpy.sum(c{k}_out * c{k}__w)")
     text = "import math\nimport numpy\n\n\ndef batch({}):\n{}    return {}\n".format(
         ", ".join(parameters), "".join(f"    {line}\n" for line in body), " + ".join(totals))
     function = _write_module(text).batch
-    args, wrt, position = [], [], 0
-    for primal, one, count in owners:
-        args += one.args
-        wrt += range(position, position + count)
-        position += count + 1
-    from .jit import JitFallbackWarning
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JitFallbackWarning)
-        compiled = grad(function, wrt=tuple(wrt), jit=True)(*args)
+        compiled = iter(grad(function, wrt=tuple(wrt), jit=True)(*args))
     fell_back = [w for w in caught if issubclass(w.category, JitFallbackWarning)]
     if fell_back:
-        primal, one, _ = owners[0]
-        what = label(primal) if len(compilable) == 1 else f"{len(compilable)} rules"
-        return VerificationError(f"{what}: declared Numba-compatible, but Numba fell back to "
-                                 f"Python:\n{fell_back[0].message}")
-    k = 0
-    for primal, one, count in owners:
-        for i in range(count):
-            _compare(compiled[k], one.gradients[i], SAME,
-                     f"{label(primal)}: check {one.case.label}: d/d{one.case.inputs[i][0]} "
-                     "Numba vs Python")
-            k += 1
+        return VerificationError(f"{label(primal)}: declared Numba-compatible, but Numba fell "
+                                 f"back to Python:\n{fell_back[0].message}")
+    for one in cases:
+        for i, (name, _) in enumerate(one.case.inputs):
+            _compare(next(compiled), one.gradients[i], SAME,
+                     f"{label(primal)}: check {one.case.label}: d/d{name} Numba vs Python")
     return None
 
 
