@@ -7,12 +7,16 @@ __version__ = "0.1.0"
 
 from .api import grad, value_and_grad, source  # noqa: E402
 from .errors import (S2sadError, UserError, UnsupportedError, TemplateError,  # noqa: E402
-                     OutputError, ArgumentError, InternalError)
+                     OutputError, ArgumentError, InternalError, GradientCutError, S2sadWarning,
+                     GradientCutWarning, ZeroGradientWarning)
 from .jit import JitFallbackWarning  # noqa: E402
+from .rt import stop_gradient  # noqa: E402
 from .templates import adjoint, nondifferentiable, not_implemented, d, check  # noqa: E402
 from .verify import verify as verify_rule, VerificationError  # noqa: E402
 
-__all__ = ["grad", "value_and_grad", "source", "adjoint", "nondifferentiable",
-           "not_implemented", "d", "check", "verify_rule", "VerificationError", "S2sadError", "UserError", "UnsupportedError",
+__all__ = ["grad", "value_and_grad", "source", "stop_gradient", "adjoint", "nondifferentiable",
+           "not_implemented", "d", "check", "verify_rule", "VerificationError", "S2sadError",
+           "UserError", "UnsupportedError",
            "TemplateError", "OutputError", "ArgumentError", "InternalError",
-           "JitFallbackWarning"]
+           "JitFallbackWarning", "GradientCutError", "S2sadWarning", "GradientCutWarning",
+           "ZeroGradientWarning"]

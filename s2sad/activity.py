@@ -29,11 +29,12 @@ from . import templates
 
 
 def analyse(body, wrt, params):
-    """Annotate the ANF `body` for the parameters named in `wrt`."""
+    """Annotate the ANF `body` for the parameters named in `wrt`; return the names useful at
+    entry (a `wrt` parameter missing from them has a zero gradient)."""
     _varied_block(body, set(wrt))
-    _useful_block(body, set())
+    useful = _useful_block(body, set())
     _defined_block(body, set(params), set(params))
-    return body
+    return useful
 
 
 # ---- forward: varied --------------------------------------------------------------------------
@@ -59,13 +60,14 @@ def _varied(statement, varied):
             head = head | out
     reads = names_read(statement.value)
     statement.s2sad_varied = reads & varied
-    carries = bool(statement.s2sad_varied) and propagates(statement.value)
+    carries = bool(statement.s2sad_varied) and propagates(statement.value) and \
+        not getattr(statement, "s2sad_cut", None)  # a write into an integer array (clogs.py)
     varied = set(varied)
     if isinstance(statement, gast.Return):
         return varied
     array = written_array(statement)
     if array is not None:
-        carries = carries or array in varied
+        carries = carries or (array in varied and not getattr(statement, "s2sad_cut", None))
         (varied.add if carries else varied.discard)(array)
     else:
         for target in targets(statement):

@@ -6,37 +6,44 @@ converts arguments and results around a call of the generated adjoint:
     df = s2sad.grad(f, wrt=(0, 1))
     dx, dw = df(x, w)            # floats for scalar inputs, float64 arrays shaped like the input
 """
+import dataclasses
 import functools
 import inspect
 import numbers
 import os
+import warnings
 
 import numpy
 
 from . import pipeline
-from .errors import ArgumentError, InternalError, OutputError
+from .errors import (ArgumentError, GradientCutError, GradientCutWarning, InternalError,
+                     OutputError, ZeroGradientWarning)
 from .jit import Runner
 
 DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
 
 
-def grad(func=None, wrt=0, *, jit=None):
+def grad(func=None, wrt=0, *, jit=None, strict=False):
     """Gradient of a scalar-valued `func` w.r.t. the parameter(s) `wrt`.
 
     `wrt` is a parameter position, a parameter name, or a tuple of them (then the gradient
     function returns a tuple). `jit=False` runs the generated file as Python (also when
-    S2SAD_DISABLE_JIT=1). Usable as `@grad` and `@grad(wrt=...)`.
+    S2SAD_DISABLE_JIT=1). Places where the gradient silently stops (int(), round, a comparison
+    used as a number...) give a GradientCutWarning when the function is transformed, or a
+    GradientCutError with `strict=True`. Usable as `@grad` and `@grad(wrt=...)`.
     """
+    options = dict(jit=jit, strict=strict, with_value=False)
     if func is None:
-        return lambda f: GradientFunction(f, wrt, jit, with_value=False)
-    return GradientFunction(func, wrt, jit, with_value=False)
+        return lambda f: GradientFunction(f, wrt, **options)
+    return GradientFunction(func, wrt, **options)
 
 
-def value_and_grad(func=None, wrt=0, *, jit=None):
+def value_and_grad(func=None, wrt=0, *, jit=None, strict=False):
     """Like `grad`, but the gradient function returns `(value, gradient)`."""
+    options = dict(jit=jit, strict=strict, with_value=True)
     if func is None:
-        return lambda f: GradientFunction(f, wrt, jit, with_value=True)
-    return GradientFunction(func, wrt, jit, with_value=True)
+        return lambda f: GradientFunction(f, wrt, **options)
+    return GradientFunction(func, wrt, **options)
 
 
 def source(gradient_function):
@@ -54,7 +61,7 @@ def jit_default():
 class GradientFunction:
     """A callable gradient; `.path` is the generated file, `.source` its text."""
 
-    def __init__(self, func, wrt, jit, with_value):
+    def __init__(self, func, wrt, jit, with_value, strict=False):
         if inspect.ismethod(func):
             raise ArgumentError(f"{func.__qualname__} is a bound method; differentiate a plain "
                                 "function (pass the object's data as arguments)")
@@ -65,6 +72,7 @@ class GradientFunction:
         self.positions, self.single = _positions(func, self.signature, wrt)
         self.jit = jit
         self.with_value = with_value
+        self.strict = strict
         functools.update_wrapper(self, func)
         self._runners = {}
         self._kinds = pipeline.NO_KINDS
@@ -112,11 +120,30 @@ class GradientFunction:
         runner = self._runners.get(self._kinds)
         if runner is None:
             generated = self.generated
+            report_clogs(generated, self.strict)
             jit = jit_default() if self.jit is None else self.jit
             runner = self._runners[self._kinds] = Runner(
                 generated.path, generated.function, jit,
                 f"the gradient of {self.func.__qualname__}", generated.python_only)
         return runner(*values, 1.0)
+
+
+_reported = set()  # (location, message): each finding is reported once per process
+
+
+def report_clogs(generated, strict):
+    """Warn (once each) about the places where the gradient stops, or raise if `strict`."""
+    findings = list(generated.clogs) + list(generated.unused)
+    if strict and findings:
+        raise GradientCutError([dataclasses.replace(f, severity="error") for f in findings])
+    for finding in findings:
+        key = (str(finding.where), finding.message)
+        if key in _reported:
+            continue
+        _reported.add(key)
+        category = ZeroGradientWarning if finding in generated.unused else GradientCutWarning
+        warnings.warn_explicit(finding.render(), category, finding.where.path,
+                               finding.where.line)
 
 
 def _is_number(value):

@@ -242,7 +242,8 @@ def _spelled(value):
     if isinstance(value, gast.Call):
         return ".".join(nodes.dotted_parts(value.func) or ["?"])
     return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
-            gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//", gast.USub: "unary -", gast.UAdd: "unary +"
+            gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//", gast.USub: "unary -",
+            gast.UAdd: "unary +"
             }.get(type(getattr(value, "op", None)), "?")
 
 

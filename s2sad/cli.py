@@ -2,12 +2,13 @@
 
     s2sad show examples/demo.py:loss --wrt w        # the generated adjoint, coloured on a terminal
     s2sad show mypackage.model:loss --path          # only the file it lives in
+    s2sad check examples/clog.py:clogged --fd "(0.7,)"   # where the gradient stops; vs FD
     s2sad templates sum                             # the derivative rules whose name has "sum"
     s2sad cache [--clear]                           # where generated files go; remove them
     s2sad verify [PATTERN]                          # check rules against finite differences
 
-Exit status: 0 done, 1 s2sad could not transform the function (the error says why), 2 bad usage
-(unknown target, file or parameter).
+Exit status: 0 done, 1 s2sad could not transform the function (the error says why) or `check`
+found something, 2 bad usage (unknown target, file or parameter).
 """
 import argparse
 import difflib
@@ -65,6 +66,27 @@ def _parser():
                       help="skip the clean-up pass (literal folding)")
     show.add_argument("--path", action="store_true", help="print the generated file's path only")
     show.set_defaults(run=_show)
+
+    check = commands.add_parser(
+        "check", help="report where the gradient of a function silently stops",
+        description="Transform TARGET without running it and print every finding as "
+                    "file:line:col: warning|error: ... (values flowing into int(), round, "
+                    "comparisons used as numbers, non-differentiable functions, integer arrays; "
+                    "parameters the output does not depend on; unsupported code). Exit status: "
+                    "0 clean, 1 findings (or --fd disagrees), 2 usage.")
+    check.add_argument("target", metavar="TARGET",
+                       help="path/to/file.py:func, path/to/file.py::func or package.module:func")
+    check.add_argument("--wrt", default=None,
+                       help="comma-separated parameter names to differentiate (default: the "
+                            "first)")
+    check.add_argument("--fd", metavar="ARGS", default=None,
+                       help="a Python expression for example arguments, e.g. "
+                            "\"(np.ones(3), 0.5)\" (evaluated in the target's module, with np "
+                            "and math): also run the gradient and compare it with finite "
+                            "differences")
+    check.add_argument("--no-jit", action="store_true",
+                       help="with --fd, run the gradient as Python instead of compiling it")
+    check.set_defaults(run=_check)
 
     rules = commands.add_parser(
         "templates", help="list the registered derivative rules",
@@ -178,6 +200,33 @@ def highlight(text):
         code = re.sub(r"\b(d\w+)\b", "\033[36m\\1\033[0m", code)
         out.append(code + (f"\033[32m#{comment.rstrip(chr(10))}\033[0m\n" if hashed else ""))
     return "".join(out)
+
+
+# ---- check -------------------------------------------------------------------------------------
+
+def _check(options):
+    from . import diagnose as check
+    func = load_target(options.target)
+    positions = _positions(func, options.wrt)
+    found = check.findings(func, positions)
+    for finding in found:
+        print(finding.render())
+        print()
+    print(check.summary(found, func.__name__))
+    status = FAILED if found else 0
+    if options.fd is not None and not any(d.severity == "error" for d in found):
+        try:
+            args = check.example_arguments(options.fd, func)
+        except Exception as exc:
+            raise UsageError(f"--fd {options.fd!r}: {type(exc).__name__}: {exc}") from None
+        for name, error, where in check.against_finite_differences(
+                func, positions, args, jit=False if options.no_jit else None):
+            verdict = "ok" if error <= check.FD_TOLERANCE else "DISAGREES"
+            print(f"finite differences, d/d{name}: worst relative error {error:.2e} at {where} "
+                  f"({verdict}, tolerance {check.FD_TOLERANCE:.0e})")
+            if error > check.FD_TOLERANCE:
+                status = FAILED
+    return status
 
 
 # ---- templates ----------------------------------------------------------------------------------

@@ -59,7 +59,8 @@ def table():
               "Zero gradient by declaration (piecewise constant, integer-valued, boolean or "
               "random results):", ""]
     lines += [", ".join(f"`{name}`" for name in sorted(
-        verify.label(r.primal) for r in templates.REGISTRY.values() if r.kind == "nondifferentiable")),
+        verify.label(r.primal) for r in templates.REGISTRY.values()
+        if r.kind == "nondifferentiable")),
         ""]
     gaps = sorted((verify.label(r.primal), r.note) for r in templates.REGISTRY.values()
                   if r.kind == "not_implemented")

@@ -41,6 +41,23 @@ class TemplateError(UserError):
     """A call has no derivative template, or a template is malformed."""
 
 
+class GradientCutError(UserError):
+    """With `strict=True`: a place where the gradient silently stops (see GradientCutWarning)."""
+
+
+class S2sadWarning(UserWarning):
+    """Base class of the warnings s2sad gives."""
+
+
+class GradientCutWarning(S2sadWarning):
+    """A differentiated value flows into something without a gradient (int(), round, a
+    comparison used as a number...): the gradient along that path is zero."""
+
+
+class ZeroGradientWarning(S2sadWarning):
+    """The output does not depend on a parameter the gradient is taken w.r.t."""
+
+
 class OutputError(S2sadError, ValueError):
     """The differentiated function returned something `grad` cannot seed (e.g. an array)."""
 

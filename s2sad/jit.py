@@ -16,6 +16,8 @@ import sys
 import types
 import warnings
 
+from . import tracing
+
 PY, JIT = "py", "jit"
 _modules = {}
 _declarations = [True]  # honour rules declared numba=False (verify.py turns it off to test them)
@@ -92,8 +94,17 @@ class Runner:
         if self.jit:
             dispatcher = self._compiled_for(args)
             if dispatcher is not None:
-                return dispatcher(*args)
-        return getattr(load(self.path, PY), self.function_name)(*args)
+                try:
+                    return dispatcher(*args)
+                except Exception as exc:  # s2sad tracing: compiled code has no lines; say so
+                    tracing.annotate_compiled(exc, self.path, self.label)
+                    raise
+        function = getattr(load(self.path, PY), self.function_name)
+        try:
+            return function(*args)
+        except Exception as exc:  # s2sad tracing: name the generated and the original line
+            tracing.annotate(exc)
+            raise
 
     def _compiled_for(self, args):
         try:

@@ -13,7 +13,7 @@ import os
 
 import gast
 
-from . import __version__, activity, cache, emit, exits, fence, normalize, optimize, parse
+from . import __version__, activity, cache, clogs, emit, exits, fence, normalize, optimize, parse
 from . import nodes, resolve
 from . import reverse, templates
 from .errors import Diagnostic, InternalError, S2sadError, UnsupportedError
@@ -30,6 +30,8 @@ class Generated:
     text: str
     source: parse.SourceFunction
     python_only: tuple = ()   # functions whose rules Numba cannot compile, callees' included
+    clogs: tuple = ()         # warnings where the gradient stops (clogs.py), callees' included
+    unused: tuple = ()        # warnings for `wrt` parameters the output does not depend on
 
 
 _done = {}
@@ -113,7 +115,9 @@ def _adjoint(func, positions, kinds, tidy):
     namer = Namer(_all_names(source.tree) | RESERVED)
     exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)
-    activity.analyse(body, wrt, params)
+    clogs.mark_integer_writes(body)
+    useful = activity.analyse(body, wrt, params)
+    found = clogs.find(source, body, wrt)
     bindings = [(name, primal(callee)) for name, callee in callees.items()]
     emitted = {callee: name for name, callee in callees.items()}
     adjoint_name = namer.fresh(f"d{func.__name__}")
@@ -135,7 +139,10 @@ def _adjoint(func, positions, kinds, tidy):
     python_only = _python_only(source, bindings)
     text = _module_text(source, what, bindings, function, python_only)
     path = cache.store(f"{func.__name__}__d_{'_'.join(wrt)}", text)
-    return Generated(path, function.name, text, source, python_only)
+    for _, generated in bindings:
+        found += [d for d in generated.clogs if d not in found]
+    return Generated(path, function.name, text, source, python_only, tuple(found),
+                     tuple(clogs.zero_gradients(source, wrt, useful)))
 
 
 def _primal(func):

@@ -25,7 +25,7 @@ import types
 import gast
 import numpy
 
-from . import nodes
+from . import nodes, rt
 from .errors import Diagnostic
 from .templates.methods import METHODS
 
@@ -65,6 +65,8 @@ def canonical_name(obj):
     """'numpy.sin' for numpy.sin, 'math.exp' for math.exp, 'abs' for builtins.abs, else None."""
     if getattr(builtins, getattr(obj, "__name__", ""), None) is obj:
         return obj.__name__
+    if getattr(rt, getattr(obj, "__name__", ""), None) is obj:
+        return f"rt.{obj.__name__}"  # s2sad.stop_gradient
     module, name = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
     if not module or not name or module.split(".")[0] not in EMITTED_MODULES:
         return None

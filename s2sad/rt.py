@@ -54,6 +54,18 @@ def saved(x):
     return x.copy() if isinstance(x, np.ndarray) else x
 
 
+def stop_gradient(x):
+    """`x` itself, through which no gradient flows: `s2sad.stop_gradient(v)` in differentiated
+    code says that cutting the gradient there is intended (and silences the report)."""
+    return x
+
+
+def item(x):
+    """`x.item()`: the value as a Python number. Like in tape-based tools, it leaves the
+    gradient behind (s2sad reports it; index instead, `x[i]`, to keep the gradient)."""
+    return x.item() if isinstance(x, np.ndarray) or isinstance(x, np.generic) else x
+
+
 def copy(x):
     """A private copy of a gradient, about to be updated in place."""
     return np.array(x, dtype=np.float64) if isinstance(x, np.ndarray) else float(x)

@@ -319,6 +319,18 @@ def _ov_saved(x):
     return lambda x: x
 
 
+@overload(rt.stop_gradient)
+def _ov_stop_gradient(x):
+    return lambda x: x
+
+
+@overload(rt.item)
+def _ov_item(x):
+    if _is_array(x):
+        return lambda x: x.item()
+    return lambda x: x
+
+
 @overload(rt.copy)
 def _ov_copy(x):
     if _is_array(x):

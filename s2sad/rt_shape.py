@@ -1,4 +1,5 @@
-"""Runtime helpers for the derivative templates of shape and indexing functions (templates/numpy_shape.py).
+"""Runtime helpers for the derivative templates of shape and indexing functions
+(templates/numpy_shape.py).
 
 Re-exported by s2sad.rt (generated code calls them as rt.<name>); their Numba implementations are
 in rt_numba_shape.py. Every helper returns float64 gradients, a Python float for a scalar

@@ -1,4 +1,5 @@
-"""Runtime helpers for the derivative templates of elementwise and special functions (templates/math_rules.py, templates/numpy_rules.py).
+"""Runtime helpers for the derivative templates of elementwise and special functions
+(templates/math_rules.py, templates/numpy_rules.py).
 
 Re-exported by s2sad.rt (generated code calls them as rt.<name>); their Numba implementations are
 in rt_numba_special.py.

@@ -92,6 +92,7 @@ class Rule:
     numba: bool = True             # Numba compiles code using this rule
     checks: tuple = ()             # Check cases; elementwise and math rules have defaults
     domain: tuple = (-2.0, 2.0)    # where default and shape-only checks draw inputs
+    result: str = ""               # for "nondifferentiable": what its result is (RESULTS)
 
     @property
     def origin(self):
@@ -140,10 +141,25 @@ def adjoint(*primals, broadcasting=False, numba=True, checks=(), domain=(-2.0, 2
     return register
 
 
-def nondifferentiable(*primals, numba=True):
-    """Declare that these functions' results carry no gradient (zero, by declaration)."""
+# What the result of a non-differentiable function is, which decides what s2sad reports when a
+# differentiated value flows into it (clogs.py):
+RESULTS = {
+    "cut": "a real value whose dependence on the input is dropped (floor, round, int(), random "
+           "draws): reported whenever a differentiated value flows in",
+    "discrete": "a truth value, index or count (x > 0, argmax): reported only where it is then "
+                "used as a number",
+    "shape": "depends only on shapes and sizes (zeros_like, len): never reported",
+    "stop": "s2sad.stop_gradient: the cut is intended; never reported",
+}
+
+
+def nondifferentiable(*primals, numba=True, result="cut"):
+    """Declare that these functions' results carry no gradient (zero, by declaration).
+    `result`: one of RESULTS, what the result is (it decides which uses s2sad reports)."""
+    if result not in RESULTS:
+        raise ValueError(f"result={result!r}: expected one of {', '.join(RESULTS)}")
     for primal in primals:
-        REGISTRY[_key(primal)] = Rule(primal, "nondifferentiable", numba=numba)
+        REGISTRY[_key(primal)] = Rule(primal, "nondifferentiable", numba=numba, result=result)
 
 
 def not_implemented(*primals, note=""):

@@ -242,5 +242,6 @@ def builtin_sum(z, iterable, start=0):
     d[start] = d[z]
 
 
-nondifferentiable(math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
-                  builtins.round, builtins.int, builtins.len, builtins.range, builtins.bool)
+nondifferentiable(math.floor, math.ceil, math.trunc, builtins.round, builtins.int)
+nondifferentiable(math.isnan, math.isinf, math.isfinite, builtins.bool, result="discrete")
+nondifferentiable(builtins.len, builtins.range, result="shape")

@@ -9,6 +9,8 @@ import dataclasses
 
 import numpy
 
+from s2sad import rt
+
 from . import check
 
 
@@ -60,7 +62,8 @@ method("clip", numpy.clip, check("x.clip(-0.5, 0.5)", x=M))
 method("trace", numpy.trace, check("x.trace()", x=(4, 4)))
 method("diagonal", numpy.diagonal, check("x.diagonal()", x=(4, 4)),
        check("x.diagonal(1)", x=M))
-method("repeat", numpy.repeat, check("x.repeat(2)", x=(3,)), check("x.repeat(2, axis=0)", x=M, numba=False))
+method("repeat", numpy.repeat, check("x.repeat(2)", x=(3,)),
+       check("x.repeat(2, axis=0)", x=M, numba=False))
 method("take", numpy.take, check("x.take(numpy.array([0, 2, 2]))", x=(4,)))
 method("astype", numpy.asarray, check("x.astype(numpy.float64)", x=M))
 method("round", numpy.round)
@@ -70,3 +73,4 @@ method("argsort", numpy.argsort)
 method("any", numpy.any)
 method("all", numpy.all)
 method("nonzero", numpy.nonzero)
+method("item", rt.item)

@@ -220,7 +220,7 @@ if NUMPY2:
         d[x2] = rt.cross_grad_b(d[z], x1, x2, axis, axis, axis, None)
 
 
-nondifferentiable(numpy.linalg.matrix_rank)  # an integer
+nondifferentiable(numpy.linalg.matrix_rank, result="discrete")  # an integer
 not_implemented(
     numpy.linalg.eigh, numpy.linalg.eigvalsh, numpy.linalg.eig, numpy.linalg.eigvals,
     numpy.linalg.svd, numpy.linalg.qr,

@@ -242,7 +242,8 @@ def norm(z, x, ord=None, axis=None, keepdims=False):
 
 # ---- no gradient, or not yet ------------------------------------------------------------------
 
-nondifferentiable(numpy.nanargmax, numpy.nanargmin)  # count_nonzero, any, all: numpy_rules.py
+# count_nonzero, any, all: numpy_rules.py
+nondifferentiable(numpy.nanargmax, numpy.nanargmin, result="discrete")
 
 not_implemented(numpy.nanprod, numpy.nanvar, numpy.nanstd, numpy.nancumsum, numpy.nancumprod,
                 numpy.nanmedian,

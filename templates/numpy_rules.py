@@ -5,7 +5,7 @@ Unary elementwise rules need no unbroadcasting; binary ones are registered with
 """
 import numpy
 
-from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
+from s2sad import rt
 
 from . import adjoint, check, d, nondifferentiable, not_implemented
 from .operators import binary
@@ -278,25 +278,30 @@ def where(z, condition, x=None, y=None):
 # ---- no gradient, by declaration ------------------------------------------------------------
 
 nondifferentiable(
-    numpy.zeros, numpy.ones, numpy.empty, numpy.full, numpy.zeros_like, numpy.ones_like,
-    numpy.empty_like, numpy.full_like, numpy.arange, numpy.shape, numpy.ndim, numpy.size,
-    numpy.eye, numpy.identity,
+    numpy.zeros, numpy.ones, numpy.empty, numpy.zeros_like, numpy.ones_like, numpy.empty_like,
+    numpy.shape, numpy.ndim, numpy.size, numpy.eye, numpy.identity, result="shape")
+nondifferentiable(
+    numpy.full, numpy.full_like, numpy.arange,   # the fill value or the bounds are dropped
     # piecewise constant
     numpy.floor, numpy.ceil, numpy.round, numpy.around, numpy.rint, numpy.trunc, numpy.sign,
-    numpy.floor_divide, numpy.searchsorted, numpy.digitize,
+    numpy.floor_divide,
+    # random numbers
+    numpy.random.rand, numpy.random.randn, numpy.random.random, numpy.random.uniform,
+    numpy.random.normal, numpy.random.standard_normal, numpy.random.randint,
+    numpy.random.choice, numpy.random.permutation, numpy.random.seed,
+)
+nondifferentiable(
+    numpy.searchsorted, numpy.digitize,
     # indices and counts
     numpy.argmax, numpy.argmin, numpy.argsort, numpy.nonzero, numpy.count_nonzero,
     # truth values
     numpy.isnan, numpy.isinf, numpy.isfinite, numpy.isclose, numpy.allclose, numpy.greater,
     numpy.greater_equal, numpy.less, numpy.less_equal, numpy.equal, numpy.not_equal,
     numpy.logical_and, numpy.logical_or, numpy.logical_not, numpy.logical_xor, numpy.any,
-    numpy.all,
-    # random numbers
-    numpy.random.rand, numpy.random.randn, numpy.random.random, numpy.random.uniform,
-    numpy.random.normal, numpy.random.standard_normal, numpy.random.randint,
-    numpy.random.choice, numpy.random.permutation, numpy.random.seed,
-)
+    numpy.all, result="discrete")
 nondifferentiable(numpy.fix, numpy.heaviside, numba=False)  # Numba has neither
+nondifferentiable(rt.item)                        # x.item(): a Python number, as in torch
+nondifferentiable(rt.stop_gradient, result="stop")  # s2sad.stop_gradient(x): intended
 
 # ---- known gaps -----------------------------------------------------------------------------
 

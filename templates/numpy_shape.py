@@ -321,5 +321,7 @@ def pad(z, array, pad_width, mode="constant", constant_values=0):  # NumPy's **k
 
 
 # index computations: integer results
-nondifferentiable(numpy.argwhere, numpy.flatnonzero, numpy.tril_indices, numpy.triu_indices,
-                  numpy.diag_indices, numpy.indices, numpy.unravel_index, numpy.ravel_multi_index)
+nondifferentiable(numpy.argwhere, numpy.flatnonzero, numpy.unravel_index,
+                  numpy.ravel_multi_index, result="discrete")
+nondifferentiable(numpy.tril_indices, numpy.triu_indices, numpy.diag_indices, numpy.indices,
+                  result="shape")
