@@ -1,5 +1,6 @@
 """The `s2sad` command, through main(argv) and once as a real subprocess."""
 import os
+import re
 import subprocess
 import sys
 
@@ -57,6 +58,44 @@ def test_an_untransformable_function_prints_the_diagnostic(capsys):
     assert status == 1 and "examples_api.py:37:5: error: not supported yet" in err
 
 
+CLOGS = os.path.join(HERE, "examples_clogs.py")
+
+
+def test_check_prints_each_finding_with_file_line_col(capsys):
+    status, out, _ = run(capsys, "check", f"{CLOGS}:cuts_twice")
+    assert status == 1
+    found = [line for line in out.splitlines() if ": warning: " in line]
+    assert len(found) == 2
+    assert re.match(r".*examples_clogs\.py:\d+:9: warning: int\(x\) depends on 'x'", found[0])
+    assert "round(x * 2.0)" in found[1]
+    assert "s2sad check: 2 warnings, 0 errors in cuts_twice" in out
+
+
+def test_check_is_clean_on_a_clean_function_and_compares_with_finite_differences(capsys):
+    status, out, _ = run(capsys, "check", f"{CLOGS}:sqrt_of_scalar", "--fd", "(0.6,)")
+    assert status == 0
+    assert "s2sad check: 0 warnings, 0 errors" in out
+    assert re.search(r"finite differences, d/dx: worst relative error \S+ at x \(ok", out)
+    status, out, _ = run(capsys, "check", f"{CLOGS}:only_in_a_branch_test", "--wrt", "x,w",
+                         "--fd", "0.3, np.float64(0.5)", "--no-jit")
+    assert status == 1  # a zero-gradient warning; both gradients agree with FD
+    assert "gradient w.r.t. 'w' is identically zero" in out and out.count("(ok,") == 2
+
+
+def test_check_reports_unsupported_code_as_errors_and_bad_fd_as_usage(capsys):
+    status, out, _ = run(capsys, "check", f"{EXAMPLES}:unsupported_everything")
+    assert status == 1 and "examples_api.py:37:5: error: not supported yet" in out
+    status, _, err = run(capsys, "check", f"{CLOGS}:int_cut", "--fd", "(0.3,")
+    assert status == 2 and "--fd" in err and "SyntaxError" in err
+
+
+def test_check_fd_catches_a_wrong_gradient(capsys, monkeypatch):
+    from s2sad import diagnose
+    monkeypatch.setattr(diagnose, "FD_TOLERANCE", -1.0)  # everything "disagrees"
+    status, out, _ = run(capsys, "check", f"{CLOGS}:sqrt_of_scalar", "--fd", "0.6")
+    assert status == 1 and "DISAGREES" in out
+
+
 def test_templates_lists_rules_with_kind_and_source(capsys):
     status, out, _ = run(capsys, "templates", "numpy.linalg.s")
     assert status == 0
@@ -81,7 +120,8 @@ def test_cache_shows_and_clears(capsys, tmp_path, monkeypatch):
 
 
 def test_help_everywhere(capsys):
-    for argv in (["--help"], ["show", "--help"], ["templates", "--help"], ["cache", "--help"]):
+    for argv in (["--help"], ["show", "--help"], ["check", "--help"], ["templates", "--help"],
+                 ["cache", "--help"]):
         with pytest.raises(SystemExit) as info:
             cli.main(argv)
         assert info.value.code == 0
