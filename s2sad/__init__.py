@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 from .api import grad, value_and_grad, source  # noqa: E402
 from .errors import (S2sadError, UserError, UnsupportedError, TemplateError,  # noqa: E402
                      OutputError, ArgumentError, InternalError, GradientCutError, S2sadWarning,
-                     GradientCutWarning, ZeroGradientWarning)
+                     GradientCutWarning, ZeroGradientWarning, NonFiniteError)
 from .jit import JitFallbackWarning  # noqa: E402
 from .rt import stop_gradient  # noqa: E402
 from .templates import adjoint, nondifferentiable, not_implemented, d, check  # noqa: E402
@@ -19,4 +19,4 @@ __all__ = ["grad", "value_and_grad", "source", "stop_gradient", "adjoint", "nond
            "UserError", "UnsupportedError",
            "TemplateError", "OutputError", "ArgumentError", "InternalError",
            "JitFallbackWarning", "GradientCutError", "S2sadWarning", "GradientCutWarning",
-           "ZeroGradientWarning"]
+           "ZeroGradientWarning", "NonFiniteError"]

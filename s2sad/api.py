@@ -15,7 +15,7 @@ import warnings
 
 import numpy
 
-from . import pipeline
+from . import nancheck, pipeline, rt
 from .errors import (ArgumentError, GradientCutError, GradientCutWarning, InternalError,
                      OutputError, ZeroGradientWarning)
 from .jit import Runner
@@ -23,24 +23,26 @@ from .jit import Runner
 DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
 
 
-def grad(func=None, wrt=0, *, jit=None, strict=False):
+def grad(func=None, wrt=0, *, jit=None, strict=False, check_nan=False):
     """Gradient of a scalar-valued `func` w.r.t. the parameter(s) `wrt`.
 
     `wrt` is a parameter position, a parameter name, or a tuple of them (then the gradient
     function returns a tuple). `jit=False` runs the generated file as Python (also when
     S2SAD_DISABLE_JIT=1). Places where the gradient silently stops (int(), round, a comparison
     used as a number...) give a GradientCutWarning when the function is transformed, or a
-    GradientCutError with `strict=True`. Usable as `@grad` and `@grad(wrt=...)`.
+    GradientCutError with `strict=True`. `check_nan=True` checks every gradient the backward
+    sweep writes: the first NaN or infinity raises a NonFiniteError naming the original line
+    whose adjoint made it, with the values involved. Usable as `@grad` and `@grad(wrt=...)`.
     """
-    options = dict(jit=jit, strict=strict, with_value=False)
+    options = dict(jit=jit, strict=strict, check_nan=check_nan, with_value=False)
     if func is None:
         return lambda f: GradientFunction(f, wrt, **options)
     return GradientFunction(func, wrt, **options)
 
 
-def value_and_grad(func=None, wrt=0, *, jit=None, strict=False):
+def value_and_grad(func=None, wrt=0, *, jit=None, strict=False, check_nan=False):
     """Like `grad`, but the gradient function returns `(value, gradient)`."""
-    options = dict(jit=jit, strict=strict, with_value=True)
+    options = dict(jit=jit, strict=strict, check_nan=check_nan, with_value=True)
     if func is None:
         return lambda f: GradientFunction(f, wrt, **options)
     return GradientFunction(func, wrt, **options)
@@ -61,7 +63,7 @@ def jit_default():
 class GradientFunction:
     """A callable gradient; `.path` is the generated file, `.source` its text."""
 
-    def __init__(self, func, wrt, jit, with_value, strict=False):
+    def __init__(self, func, wrt, jit, with_value, strict=False, check_nan=False):
         if inspect.ismethod(func):
             raise ArgumentError(f"{func.__qualname__} is a bound method; differentiate a plain "
                                 "function (pass the object's data as arguments)")
@@ -73,6 +75,7 @@ class GradientFunction:
         self.jit = jit
         self.with_value = with_value
         self.strict = strict
+        self.check_nan = check_nan
         functools.update_wrapper(self, func)
         self._runners = {}
         self._kinds = pipeline.NO_KINDS
@@ -81,7 +84,8 @@ class GradientFunction:
     def generated(self):
         """The generated adjoint: the one the last call ran (adjoints are specialised on which
         arguments are Python scalars and ints), or before any call a general one."""
-        return pipeline.gradient(self.func, self.positions, self._kinds)
+        return pipeline.gradient(self.func, self.positions, self._kinds,
+                                 check_nan=self.check_nan)
 
     @property
     def path(self):
@@ -125,7 +129,20 @@ class GradientFunction:
             runner = self._runners[self._kinds] = Runner(
                 generated.path, generated.function, jit,
                 f"the gradient of {self.func.__qualname__}", generated.python_only)
-        return runner(*values, 1.0)
+        python = functools.partial(runner.as_python, *values, 1.0)
+        try:
+            return runner(*values, 1.0)
+        except rt.NonFiniteGradient as exc:  # check_nan found one: say where, with the values
+            raise nancheck.explain(exc, python) from None
+        except ZeroDivisionError:
+            if not (self.check_nan and runner.jit):
+                raise
+        # Numba raises on a scalar x / 0 where NumPy, in the Python run, makes the inf or NaN
+        # that check_nan is there to locate (or raises with the line, if Python floats divide)
+        try:
+            return python()
+        except rt.NonFiniteGradient as exc:
+            raise nancheck.explain(exc, python) from None
 
 
 _reported = set()  # (location, message): each finding is reported once per process

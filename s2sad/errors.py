@@ -45,6 +45,10 @@ class GradientCutError(UserError):
     """With `strict=True`: a place where the gradient silently stops (see GradientCutWarning)."""
 
 
+class NonFiniteError(S2sadError, FloatingPointError):
+    """With `check_nan=True`: an adjoint statement produced a NaN or an infinity."""
+
+
 class S2sadWarning(UserWarning):
     """Base class of the warnings s2sad gives."""
 

@@ -96,13 +96,17 @@ class Runner:
             if dispatcher is not None:
                 try:
                     return dispatcher(*args)
-                except Exception as exc:  # s2sad tracing: compiled code has no lines; say so
+                except Exception as exc:  # compiled code has no lines: say how to see them
                     tracing.annotate_compiled(exc, self.path, self.label)
                     raise
+        return self.as_python(*args)
+
+    def as_python(self, *args):
+        """Run the generated function as Python (also to read the frames of an error)."""
         function = getattr(load(self.path, PY), self.function_name)
         try:
             return function(*args)
-        except Exception as exc:  # s2sad tracing: name the generated and the original line
+        except Exception as exc:  # name the generated and the original line
             tracing.annotate(exc)
             raise
 

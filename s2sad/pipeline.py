@@ -41,20 +41,23 @@ _in_progress = set()
 NO_KINDS = (frozenset(), frozenset())
 
 
-def adjoint(func, positions, kinds=NO_KINDS, tidy=True):
+def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
     """The generated adjoint of `func` w.r.t. the parameters at `positions` (a tuple of ints).
     `kinds`: (names of parameters known to be Python scalars, those known to be ints); what is
     known lets the adjoint skip shape bookkeeping (`rt.unbroadcast`) and saves. `tidy=False`
-    skips the clean-up pass (to see what the templates produced)."""
-    key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, templates.generation())
+    skips the clean-up pass (to see what the templates produced). `check_nan`: check each
+    gradient the backward sweeps write, callees' included (nancheck.py)."""
+    key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, check_nan,
+           templates.generation())
     if key not in _done:
-        _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions), kinds, tidy))
+        _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions), kinds, tidy,
+                                                    check_nan))
     return _done[key]
 
 
-def gradient(func, positions, kinds=NO_KINDS, tidy=True):
+def gradient(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
     """`adjoint`, for a function that must return a scalar (checked where the source shows it)."""
-    generated = adjoint(func, positions, kinds, tidy)
+    generated = adjoint(func, positions, kinds, tidy, check_nan)
     returned = next((n for n in gast.walk(generated.source.tree) if isinstance(n, gast.Return)
                      and isinstance(n.value, gast.Tuple)), None)
     if returned is not None:
@@ -108,7 +111,7 @@ def _prepare(func):
     return source, resolution.callees
 
 
-def _adjoint(func, positions, kinds, tidy):
+def _adjoint(func, positions, kinds, tidy, check_nan):
     source, callees = _prepare(func)
     params = [a.id for a in resolve.parameters(source.tree.args)]
     wrt = [params[i] for i in positions]
@@ -128,17 +131,21 @@ def _adjoint(func, positions, kinds, tidy):
             (callee, callee_positions, callee_kinds)
         if key not in linked:
             name = namer.fresh(f"d{emitted[callee]}")
-            bindings.append((name, adjoint(callee, callee_positions, callee_kinds)))
+            bindings.append((name, adjoint(callee, callee_positions, callee_kinds,
+                                           check_nan=check_nan)))
             linked[key] = name
         return linked[key]
 
-    function = reverse.reverse(source, body, wrt, namer, link, adjoint_name, kinds)
+    function = reverse.reverse(source, body, wrt, namer, link, adjoint_name, kinds, check_nan)
     if tidy:
         function = optimize.tidy(function)
     what = f"reverse mode w.r.t. {', '.join(wrt)}" if wrt else "reverse mode"
+    if check_nan:
+        what += ", with NaN checks"
     python_only = _python_only(source, bindings)
     text = _module_text(source, what, bindings, function, python_only)
-    path = cache.store(f"{func.__name__}__d_{'_'.join(wrt)}", text)
+    suffix = "_checked" if check_nan else ""
+    path = cache.store(f"{func.__name__}__d_{'_'.join(wrt)}{suffix}", text)
     for _, generated in bindings:
         found += [d for d in generated.clogs if d not in found]
     return Generated(path, function.name, text, source, python_only, tuple(found),

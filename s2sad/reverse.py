@@ -31,21 +31,22 @@ How it is built, in three passes:
 import gast
 import numpy
 
-from . import activity, nodes
+from . import activity, nancheck, nodes
 from .adjoints import Adjoints
 from .blocks import Blocks, is_int, is_scalar
 from .errors import TemplateError
 from .saves import Saves
 
 
-def reverse(source, body, wrt, namer, link, adjoint_name, kinds):
+def reverse(source, body, wrt, namer, link, adjoint_name, kinds, check_nan=False):
     """The adjoint FunctionDef of ANF `body`.
 
     `wrt`: parameter names to differentiate; `link(func, positions, kinds)` returns the emitted
     name of a callee's adjoint for those argument positions; `adjoint_name` names the new
-    function; `kinds` = (parameters known to be scalars, those known to be ints).
+    function; `kinds` = (parameters known to be scalars, those known to be ints); `check_nan`:
+    check every gradient the backward sweep writes (nancheck.py).
     """
-    return _Reverse(source, body, wrt, namer, link).build(adjoint_name, kinds)
+    return _Reverse(source, body, wrt, namer, link, check_nan).build(adjoint_name, kinds)
 
 
 class _Marker(gast.stmt):
@@ -56,8 +57,9 @@ class _Marker(gast.stmt):
 
 
 class _Reverse:
-    def __init__(self, source, body, wrt, namer, link):
+    def __init__(self, source, body, wrt, namer, link, check_nan=False):
         self.source = source
+        self.check_nan = check_nan
         self.body = body[:-1]
         self.returned = body[-1]
         self.wrt = list(wrt)
@@ -84,7 +86,9 @@ class _Reverse:
         grads = [self.adjoints.get(p) or nodes.call("rt.zeros_like", nodes.name(p))
                  for p in self.wrt]
         final_reads = self._names_read(finals + [gast.Expr(g) for g in grads])
-        saves = Saves(self.source, self.body, self.reads, final_reads, self.namer)
+        instrument = (lambda block: nancheck.instrument(block, self.blocks.discard)) \
+            if self.check_nan else None
+        saves = Saves(self.source, self.body, self.reads, final_reads, self.namer, instrument)
         backward = saves.expand(backward) + finals
         forward = saves.forward(self.body)
         for p in sorted(saves.written & set(self.params), key=self.params.index):

@@ -54,6 +54,16 @@ def saved(x):
     return x.copy() if isinstance(x, np.ndarray) else x
 
 
+class NonFiniteGradient(FloatingPointError):
+    """Raised by the checks `check_nan=True` puts in generated code: (what was checked, the
+    names its statement reads). s2sad turns it into a NonFiniteError with the values."""
+
+
+def not_finite(x):
+    """Whether x (a number or an array) holds a NaN or an infinity."""
+    return not np.all(np.isfinite(x))
+
+
 def stop_gradient(x):
     """`x` itself, through which no gradient flows: `s2sad.stop_gradient(v)` in differentiated
     code says that cutting the gradient there is intended (and silences the report)."""

@@ -319,6 +319,23 @@ def _ov_saved(x):
     return lambda x: x
 
 
+@njit
+def _array_not_finite(x):
+    for v in x.flat:
+        if not np.isfinite(v):
+            return True
+    return False
+
+
+@overload(rt.not_finite)
+def _ov_not_finite(x):
+    if _is_array(x):
+        return lambda x: _array_not_finite(x)
+    if _is_scalar(x):
+        return lambda x: not np.isfinite(x)
+    return None
+
+
 @overload(rt.stop_gradient)
 def _ov_stop_gradient(x):
     return lambda x: x

@@ -23,8 +23,9 @@ from . import activity, nodes
 
 
 class Saves:
-    def __init__(self, source, body, reads, final_reads, namer):
+    def __init__(self, source, body, reads, final_reads, namer, instrument=None):
         self.source = source
+        self.instrument = instrument or (lambda block: block)  # nancheck.py adds checks
         self.namer = namer
         self.reads = reads
         self.wanted = set().union(final_reads, *reads.values())
@@ -178,7 +179,8 @@ class Saves:
             kind = getattr(statement, "kind", None)
             if kind == "stmt":
                 key = id(statement.statement)
-                code = self.loads.get(key, []) + statement.body + self.restores.get(key, [])
+                code = self.loads.get(key, []) + self.instrument(statement.body) + \
+                    self.restores.get(key, [])
                 origin = _origin(statement.statement)
                 if code and origin is not commented:
                     out.append(nodes.Comment(f"grad of: {self._comment(origin)}"))

@@ -13,6 +13,9 @@ import pytest
 import s2sad
 from gradcheck import assert_close, finite_difference
 
+# Random programs often leave a parameter unused; the warning saying so is right, and noise here.
+pytestmark = pytest.mark.filterwarnings("ignore::s2sad.ZeroGradientWarning")
+
 HELPERS = '''
 import math
 
