@@ -9,6 +9,7 @@ in place:
     a[i] = v                -->   dv = da[i]; da[i] = 0.0
     y = g(x)                -->   _, _dx_0 = dg(x, dy); dx = dx + _dx_0
 """
+import copy
 import inspect
 import operator
 
@@ -36,6 +37,8 @@ class Blocks:
 
     def adjoint_of(self, statement):
         value = statement.value
+        if normalize.is_hook(statement):
+            return self._adjoint_of_hook(statement)
         if isinstance(statement.targets[0], gast.Subscript):
             return self._adjoint_of_write(statement)
         if isinstance(value, gast.Subscript):
@@ -156,6 +159,19 @@ class Blocks:
             gast.Call(nodes.name(adjoint), [*args, seed], []), None))
         for i, output in zip(positions, outputs[1:]):
             self.adjoints.contribute(args[i].id, nodes.name(output))
+
+    def _adjoint_of_hook(self, statement):
+        """`with s2sad.grad_of(x) as dx: body`: the body runs with dx a private copy of x's
+        adjoint; what it leaves in dx is x's adjoint from here on."""
+        call = statement.value
+        variable, body = call.s2sad_hook
+        watched = call.args[0].id
+        seed = self.adjoints.take(statement.targets[0].id)
+        start = nodes.call("rt.copy", seed) if seed is not None else \
+            nodes.call("rt.zeros_like", nodes.name(watched))
+        self.adjoints.out.append(nodes.assign(variable, start))
+        self.adjoints.out.extend(copy.deepcopy(body))
+        self.adjoints.contribute(watched, nodes.name(variable), alias=False)
 
     def _adjoint_of_read(self, statement):
         """`t = a[index]`: scatter dt into da, in place (da is private to this function)."""

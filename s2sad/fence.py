@@ -81,6 +81,8 @@ class _Fence:
                             fix="give every parameter a name")
 
     def _statement(self, node):
+        if isinstance(node, gast.With):
+            return self._hook(node)
         if not isinstance(node, ALLOWED_STATEMENTS):
             self._unsupported(node)
         elif isinstance(node, gast.For):
@@ -112,6 +114,54 @@ class _Fence:
                 self._expression(child)
             elif isinstance(child, gast.stmt):
                 self._statement(child)
+
+    def _hook(self, node):
+        """`with s2sad.grad_of(x) as dx:` (normalize.py checks the function is grad_of): a body
+        run in the backward sweep, which must leave the forward values alone."""
+        item = node.items[0] if len(node.items) == 1 else None
+        call = item and item.context_expr
+        if item is None or not isinstance(call, gast.Call) or len(call.args) != 1 or \
+                call.keywords or not isinstance(call.args[0], gast.Name) or \
+                not isinstance(item.optional_vars, gast.Name):
+            self.report(node, "the only supported `with` statement is "
+                        "`with s2sad.grad_of(x) as dx:`",
+                        why="its body runs in the backward sweep with dx the gradient of x",
+                        fix="move other context managers out of the differentiated function")
+            return
+        gradient = item.optional_vars.id
+        inside = {n.id for s in node.body for n in gast.walk(s) if isinstance(n, gast.Name)}
+        within = {id(n) for n in gast.walk(node)}
+        outside = {n.id for n in gast.walk(self.source.tree)
+                   if isinstance(n, gast.Name) and id(n) not in within}
+        if gradient in outside:
+            self.report(item.optional_vars, f"'{gradient}' is used outside its `with "
+                        "s2sad.grad_of(...)` block", why="it exists only in the backward sweep",
+                        fix="give the gradient a name of its own")
+        for statement in node.body:
+            self._hook_statement(statement, inside - outside)
+
+    def _hook_statement(self, node, own):
+        """A statement of a grad_of body: calls (print), and assignments to the gradient and to
+        names used only in the body."""
+        for inner in gast.walk(node):
+            if isinstance(inner, (gast.Return, gast.Break, gast.Continue, gast.With)):
+                self.report(inner, f"{DESCRIPTIONS.get(type(inner), 'this')} inside a `with "
+                            "s2sad.grad_of(...)` block is not supported",
+                            why="the block runs in the backward sweep, in place",
+                            fix="compute the new gradient and assign it to the `as` name")
+                return
+            if isinstance(inner, gast.Name) and isinstance(inner.ctx, gast.Store) and \
+                    inner.id not in own:
+                self.report(inner, f"a `with s2sad.grad_of(...)` block cannot assign '{inner.id}',"
+                            " which the function uses outside it",
+                            why="the block runs in the backward sweep, where the forward values "
+                                "must stay as they were",
+                            fix="assign to the `as` name (the gradient) or to a new name")
+                return
+        if isinstance(node, gast.Expr):
+            self._expression(node.value)
+        else:
+            self._statement(node)
 
     def _for(self, node):
         if not isinstance(node.target, gast.Name):

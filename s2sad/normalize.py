@@ -20,6 +20,7 @@ locations.
 """
 import gast
 
+from . import rt
 from .errors import Diagnostic, UnsupportedError
 
 
@@ -112,6 +113,8 @@ class _Normalizer:
             self._carry(gast.While(node.test, self.block(node.body), []), node)
         elif isinstance(node, gast.For):
             self._for(node)
+        elif isinstance(node, gast.With):
+            self._hook(node)
         # docstrings and `pass` vanish
 
     def _carry(self, new, old):
@@ -120,6 +123,22 @@ class _Normalizer:
             if key.startswith("s2sad_") and key != "s2sad_origin":
                 setattr(new, key, value)
         return self.emit(new)
+
+    def _hook(self, node):
+        """`with s2sad.grad_of(x) as dx: body` -> `x = rt.grad_of(x)`, an identity the forward
+        sweep leaves out and whose adjoint block runs `body` (blocks.py)."""
+        item = node.items[0]
+        call = item.context_expr
+        if getattr(call, "s2sad_ref", None) is not rt.grad_of:
+            raise UnsupportedError([Diagnostic(
+                self.source.loc(call), "the only supported `with` statement is "
+                "`with s2sad.grad_of(x) as dx:`",
+                fix="move other context managers out of the differentiated function")])
+        watched = call.args[0].id
+        hook = gast.copy_location(gast.Call(call.func, [_load(watched)], []), call)
+        hook.s2sad_ref = rt.grad_of
+        hook.s2sad_hook = (item.optional_vars.id, node.body)
+        self.emit(gast.Assign([gast.Name(watched, gast.Store(), None, None)], hook, None))
 
     def _for(self, node):
         """Loops over `range(...)` keep their header; any other iterable is indexed:
@@ -283,6 +302,28 @@ class _Normalizer:
         if isinstance(node, gast.Subscript):
             return gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load())
         return self.atom(node)
+
+
+def is_hook(statement):
+    """The statement standing for `with s2sad.grad_of(x) as dx:` (see `_Normalizer._hook`)."""
+    return isinstance(statement, gast.Assign) and \
+        getattr(statement.value, "s2sad_ref", None) is rt.grad_of
+
+
+def strip_hooks(tree):
+    """`tree` without its `with s2sad.grad_of(...)` blocks: a plain forward copy."""
+    return _WithoutHooks().visit(tree)
+
+
+class _WithoutHooks(gast.NodeTransformer):
+    def visit_With(self, node):
+        return None
+
+    def generic_visit(self, node):
+        node = super().generic_visit(node)
+        if isinstance(node, (gast.If, gast.For, gast.While)) and not node.body:
+            node.body = [gast.Pass()]
+        return node
 
 
 def _as_tuple(argument):

@@ -154,6 +154,7 @@ def _adjoint(func, positions, kinds, tidy, check_nan):
 
 def _primal(func):
     source, callees = _prepare(func)
+    normalize.strip_hooks(source.tree)  # they run in backward sweeps only
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
     python_only = _python_only(source, bindings)
     text = _module_text(source, "primal copy for generated callers", bindings, source.tree,

@@ -31,7 +31,7 @@ How it is built, in three passes:
 import gast
 import numpy
 
-from . import activity, nancheck, nodes
+from . import activity, nancheck, nodes, rt
 from .adjoints import Adjoints
 from .blocks import Blocks, is_int, is_scalar
 from .errors import TemplateError
@@ -241,6 +241,8 @@ def _full_reduction(call):
 
 def _known(value, scalars, ints):
     """(is a known scalar, is a known int) for one ANF operation."""
+    if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) is rt.grad_of:
+        return _known(value.args[0], scalars, ints)  # an identity (grad_of)
     if isinstance(value, gast.Call):
         head = (nodes.dotted_parts(value.func) or [None])[0]
         integer = head in ("int", "len")

@@ -70,6 +70,23 @@ def stop_gradient(x):
     return x
 
 
+class grad_of:
+    """`with s2sad.grad_of(x) as dx:` in a function s2sad differentiates: the body runs in the
+    backward sweep, with `dx` the gradient of the output w.r.t. the value x holds there, and
+    what the body leaves in `dx` is the gradient from then on (e.g. clipped). s2sad removes the
+    statement from the forward sweep. Run directly (not through s2sad), the body runs once, in
+    place, with dx zero."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __enter__(self):
+        return zeros_like(self.x)
+
+    def __exit__(self, *exc_info):
+        return False
+
+
 def item(x):
     """`x.item()`: the value as a Python number. Like in tape-based tools, it leaves the
     gradient behind (s2sad reports it; index instead, `x[i]`, to keep the gradient)."""

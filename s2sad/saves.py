@@ -19,7 +19,7 @@ import collections
 
 import gast
 
-from . import activity, nodes
+from . import activity, nodes, normalize
 
 
 class Saves:
@@ -72,6 +72,8 @@ class Saves:
     def _defined_by(self, statement):
         if _is_loop(statement):
             return activity.loop_target(statement)
+        if normalize.is_hook(statement):
+            return set()  # an identity: the value stays
         if isinstance(statement, gast.Assign):
             array = activity.written_array(statement)
             return {array} if array else activity.targets(statement)
@@ -266,13 +268,15 @@ class Saves:
         out, previous = [], None
         for statement in statements:
             origin = _origin(statement)
+            code = self.before.get(id(statement), []) + self._forward_one(statement) + \
+                self.after.get(id(statement), [])
+            if not code:
+                continue  # a `with s2sad.grad_of(...)`: backward only
             if origin is not previous and not getattr(statement, "s2sad_guard", False):
                 out.append(nodes.Comment(self._header(statement) if isinstance(
                     statement, (gast.If, gast.For, gast.While)) else self._comment(origin)))
             previous = origin
-            out.extend(self.before.get(id(statement), []))
-            out.extend(self._forward_one(statement))
-            out.extend(self.after.get(id(statement), []))
+            out.extend(code)
         return out
 
     def _forward_one(self, statement):
@@ -287,6 +291,8 @@ class Saves:
                 code.append(_push(self._stack(("flag", flag), f"_stack{flag}"),
                                   nodes.name(flag)))
             return code + [gast.If(nodes.name(flag), body or [gast.Pass()], orelse)]
+        if normalize.is_hook(statement):
+            return []
         if not _is_loop(statement):
             value = getattr(statement, "value", None)
             if isinstance(value, gast.Subscript) and value.value.id in self.written:
@@ -325,7 +331,7 @@ class Saves:
     # ---- comments ----------------------------------------------------------------------------
 
     def _comment(self, origin):
-        if isinstance(origin, (gast.If, gast.For, gast.While)):  # e.g. a loop bound's temporary
+        if isinstance(origin, (gast.If, gast.For, gast.While, gast.With)):  # e.g. a loop bound's temporary
             return f"{self.source.header(origin)}   [{self.source.where(origin)}]"
         return f"{self._segment(origin)}   [{self.source.where(origin)}]"
 

@@ -55,7 +55,7 @@ def test_bad_targets_are_usage_errors_with_a_suggestion(capsys):
 
 def test_an_untransformable_function_prints_the_diagnostic(capsys):
     status, _, err = run(capsys, "show", f"{EXAMPLES}:unsupported_everything")
-    assert status == 1 and "examples_api.py:37:5: error: not supported yet" in err
+    assert status == 1 and "examples_api.py:37:5: error: the only supported `with`" in err
 
 
 CLOGS = os.path.join(HERE, "examples_clogs.py")
@@ -84,7 +84,7 @@ def test_check_is_clean_on_a_clean_function_and_compares_with_finite_differences
 
 def test_check_reports_unsupported_code_as_errors_and_bad_fd_as_usage(capsys):
     status, out, _ = run(capsys, "check", f"{EXAMPLES}:unsupported_everything")
-    assert status == 1 and "examples_api.py:37:5: error: not supported yet" in out
+    assert status == 1 and "examples_api.py:37:5: error: the only supported `with`" in out
     status, _, err = run(capsys, "check", f"{CLOGS}:int_cut", "--fd", "(0.3,")
     assert status == 2 and "--fd" in err and "SyntaxError" in err
 

@@ -20,7 +20,7 @@ def test_all_unsupported_constructs_are_listed_at_once():
     text = str(error)
     assert text.startswith("6 problems found:")
     for where, what in [
-        ("examples_api.py:37:5: error: not supported yet: `with` statements", "with items:"),
+        ("examples_api.py:37:5: error: the only supported `with` statement is", "with items:"),
         ("examples_api.py:39:5: error: not supported yet: `del`", "del items"),
         ("examples_api.py:40:9: error: the operator `<<` is not supported yet", "x << 2"),
         ("examples_api.py:41:9: error: not supported yet: list comprehensions",
