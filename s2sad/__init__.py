@@ -14,8 +14,8 @@ from .rt import stop_gradient, grad_of  # noqa: E402
 from .templates import adjoint, nondifferentiable, not_implemented, d, check  # noqa: E402
 from .verify import verify as verify_rule, VerificationError  # noqa: E402
 
-__all__ = ["grad", "value_and_grad", "source", "stop_gradient", "grad_of", "adjoint", "nondifferentiable",
-           "not_implemented", "d", "check", "verify_rule", "VerificationError", "S2sadError",
+__all__ = ["grad", "value_and_grad", "source", "stop_gradient", "grad_of", "adjoint",
+           "nondifferentiable", "not_implemented", "d", "check", "verify_rule", "VerificationError", "S2sadError",
            "UserError", "UnsupportedError",
            "TemplateError", "OutputError", "ArgumentError", "InternalError",
            "JitFallbackWarning", "GradientCutError", "S2sadWarning", "GradientCutWarning",

@@ -137,8 +137,8 @@ def _is_integer_dtype(node):
 # ---- the walk ---------------------------------------------------------------------------------
 
 class _Finder:
-    """Walks the ANF in execution order with `discrete`: name -> (origin node, varied names it
-    was computed from), for truth values, indices and counts derived from varied values."""
+    """Walks the ANF in execution order with `discrete`: name -> (origin node, the differentiated
+    parameters it was computed from), for truth values, indices and counts derived from them."""
 
     def __init__(self, source, body, wrt):
         self.source = source
@@ -208,7 +208,7 @@ class _Finder:
             return None
         if rule.kind == "nondifferentiable":
             if rule.result == "cut":
-                self._cut(statement, call, varied, f"{self._text(call)}")
+                self._cut(statement, call, varied, self._text(call))
                 return self._inherited(call, discrete)
             if rule.result == "discrete":
                 return self._truth(call, varied, discrete)
@@ -240,7 +240,8 @@ class _Finder:
         alternative = ALTERNATIVES.get(getattr(node, "s2sad_ref", None))
         fix = f"{alternative}, {STOP_FIX}" if alternative else \
             f"use a differentiable alternative, {STOP_FIX}"
-        self._report(node, f"{what} depends on {names}, but its result carries no gradient",
+        located = node if hasattr(node, "lineno") else statement  # ANF operators have none
+        self._report(located, f"{what} depends on {names}, but its result carries no gradient",
                      why=f"s2sad differentiates {_label(node)} as a constant (it is piecewise "
                          "constant or not a function of the value), so no gradient flows to "
                          f"{names} through it", fix=fix)

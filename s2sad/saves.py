@@ -331,7 +331,7 @@ class Saves:
     # ---- comments ----------------------------------------------------------------------------
 
     def _comment(self, origin):
-        if isinstance(origin, (gast.If, gast.For, gast.While, gast.With)):  # e.g. a loop bound's temporary
+        if isinstance(origin, (gast.If, gast.For, gast.While, gast.With)):  # a loop bound's temp
             return f"{self.source.header(origin)}   [{self.source.where(origin)}]"
         return f"{self._segment(origin)}   [{self.source.where(origin)}]"
 

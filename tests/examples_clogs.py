@@ -81,3 +81,8 @@ def cuts_twice(x):
     a = int(x)
     b = round(x * 2.0)
     return x * a * b
+
+
+def floor_division(x):
+    k = x // 0.25
+    return x * k

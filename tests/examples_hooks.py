@@ -49,7 +49,7 @@ def _scaled_reference(x, w):
 
 def writes_forward_value(x):
     y = x * 2.0
-    with s2sad.grad_of(y) as dy:
+    with s2sad.grad_of(y) as dy:  # noqa: F841  (the block may not write y)
         y = 3.0
     return y
 

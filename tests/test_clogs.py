@@ -104,6 +104,13 @@ def test_a_write_into_an_integer_array_is_reported_and_carries_no_gradient():
     check_gradient(ex.integer_array, (x,), 0)
 
 
+def test_floor_division_is_reported_at_its_statement():
+    found = findings(ex.floor_division)
+    line = line_of(ex.floor_division, "x // 0.25")
+    assert len(found) == 1 and f"examples_clogs.py:{line}:5: warning: `//` (floor division) " \
+        "depends on 'x'" in str(found[0].message)
+
+
 def test_declared_non_differentiable_functions_are_reported():
     found = findings(ex.random_draw)
     assert len(found) == 1 and "np.random.normal(x, 1.0) depends on 'x'" in \
@@ -147,6 +154,18 @@ def test_a_clean_example_gives_no_warning():
     import corpus_straight
     for name in ("mlp", "layer_norm", "softmax_cross_entropy", "issue_example"):
         assert findings(getattr(corpus_straight, name)) == [], name
+
+
+def test_the_clog_example_runs():
+    import os
+    import subprocess
+    import sys
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "clog.py")
+    result = subprocess.run([sys.executable, example], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "math.sqrt: d radius / d(x, y) at (3, 4) = (0.6" in result.stdout
+    assert re.search(r"examples/clog\.py:\d+:15: warning: int\(price \* rate\)", result.stdout)
 
 
 def test_a_function_without_source_or_template_is_an_error_with_the_fix():
