@@ -15,8 +15,7 @@ from .templates import adjoint, nondifferentiable, not_implemented, d, check  # 
 from .verify import verify as verify_rule, VerificationError  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "source", "stop_gradient", "grad_of", "adjoint",
-           "nondifferentiable", "not_implemented", "d", "check", "verify_rule", "VerificationError", "S2sadError",
-           "UserError", "UnsupportedError",
-           "TemplateError", "OutputError", "ArgumentError", "InternalError",
-           "JitFallbackWarning", "GradientCutError", "S2sadWarning", "GradientCutWarning",
-           "ZeroGradientWarning", "NonFiniteError"]
+           "nondifferentiable", "not_implemented", "d", "check", "verify_rule",
+           "VerificationError", "S2sadError", "UserError", "UnsupportedError", "TemplateError",
+           "OutputError", "ArgumentError", "InternalError", "NonFiniteError", "GradientCutError",
+           "S2sadWarning", "GradientCutWarning", "ZeroGradientWarning", "JitFallbackWarning"]
