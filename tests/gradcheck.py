@@ -8,6 +8,12 @@ RTOL = 1e-6          # gradient vs finite differences, relative to max(1, |expec
 SAME = 1e-12         # JIT on vs JIT off
 
 
+def line_of(func, text):
+    """The file line number of the first line of `func`'s source containing `text`."""
+    lines, first = __import__("inspect").getsourcelines(func)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
 def assert_close(computed, expected, rtol=RTOL, what=""):
     computed, expected = np.asarray(computed, float), np.asarray(expected, float)
     assert computed.shape == expected.shape, f"{what}: shape {computed.shape} != {expected.shape}"

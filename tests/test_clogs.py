@@ -9,7 +9,7 @@ import pytest
 import examples_clogs as ex
 import s2sad
 from s2sad import api
-from gradcheck import check_gradient
+from gradcheck import check_gradient, line_of
 
 PATH = ex.__file__
 
@@ -31,12 +31,6 @@ def findings(func, wrt=0, jit=False, args=None):
             df.generated  # transform only
             api.report_clogs(df.generated, strict=False)
     return [w for w in caught if issubclass(w.category, s2sad.S2sadWarning)]
-
-
-def line_of(func, text):
-    import inspect
-    lines, first = inspect.getsourcelines(func)
-    return first + next(i for i, line in enumerate(lines) if text in line)
 
 
 def test_int_on_an_active_value_is_reported_at_its_line_and_column():

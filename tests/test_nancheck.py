@@ -1,20 +1,13 @@
 """check_nan=True: the first NaN or infinity of a backward sweep names the original line whose
 adjoint made it, and the values involved; JIT on and off alike. Off, the code has no checks."""
-import inspect
-
 import numpy as np
 import pytest
 
 import examples_nan as ex
 import s2sad
-from gradcheck import check_gradient
+from gradcheck import check_gradient, line_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's own 1/0 notices
-
-
-def line_of(func, text):
-    lines, first = inspect.getsourcelines(func)
-    return first + next(i for i, line in enumerate(lines) if text in line)
 
 
 @pytest.mark.parametrize("jit", [False, True])
