@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: bench chase coverage verify
+.PHONY: bench bench-checkpoint chase coverage verify
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -21,6 +21,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/loop_benchmark.py $(ARGS)
+
+bench-checkpoint: $(STAMP)
+	$(PY) benchmarks/checkpoint_benchmark.py $(ARGS)
 
 coverage: $(STAMP)
 	$(PY) -m s2sad.coverage

@@ -1,21 +1,26 @@
 """s2sad: source-to-source automatic differentiation for Python and NumPy.
 
 `grad(f)` reads f's source, writes its adjoint as a readable Python file, and runs it compiled
-with Numba (or as plain Python with `jit=False`).
+with Numba (or as plain Python with `jit=False`). `jvp` (forward mode), `vjp`, `jacobian`,
+`hvp` and `hessian` work the same way.
 """
 __version__ = "0.1.0"
 
 from .api import grad, value_and_grad, source  # noqa: E402
+from .modes import jvp, vjp, jacobian  # noqa: E402
+from .higher import hvp, hessian  # noqa: E402
 from .errors import (S2sadError, UserError, UnsupportedError, TemplateError,  # noqa: E402
                      OutputError, ArgumentError, InternalError, GradientCutError, S2sadWarning,
                      GradientCutWarning, ZeroGradientWarning, NonFiniteError)
 from .jit import JitFallbackWarning  # noqa: E402
-from .rt import stop_gradient, grad_of  # noqa: E402
-from .templates import adjoint, nondifferentiable, not_implemented, d, check  # noqa: E402
+from .rt import stop_gradient, grad_of, checkpointed  # noqa: E402
+from .templates import (adjoint, tangent, nondifferentiable, not_implemented, d,  # noqa: E402
+                        check)
 from .verify import verify as verify_rule, VerificationError  # noqa: E402
 
-__all__ = ["grad", "value_and_grad", "source", "stop_gradient", "grad_of", "adjoint",
-           "nondifferentiable", "not_implemented", "d", "check", "verify_rule",
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian", "source",
+           "stop_gradient", "grad_of", "checkpointed", "adjoint", "tangent", "nondifferentiable",
+           "not_implemented", "d", "check", "verify_rule",
            "VerificationError", "S2sadError", "UserError", "UnsupportedError", "TemplateError",
            "OutputError", "ArgumentError", "InternalError", "NonFiniteError", "GradientCutError",
            "S2sadWarning", "GradientCutWarning", "ZeroGradientWarning", "JitFallbackWarning"]

@@ -49,10 +49,10 @@ def value_and_grad(func=None, wrt=0, *, jit=None, strict=False, check_nan=False)
 
 
 def source(gradient_function):
-    """The generated Python source of a gradient function."""
-    if not isinstance(gradient_function, GradientFunction):
-        raise ArgumentError("s2sad.source() takes a function made by s2sad.grad or "
-                            "s2sad.value_and_grad")
+    """The generated Python source of a function made by s2sad (grad, jvp, vjp, ...)."""
+    if not isinstance(gradient_function, Transformed):
+        raise ArgumentError("s2sad.source() takes a function made by s2sad (grad, "
+                            "value_and_grad, jvp, vjp, hvp)")
     return gradient_function.source
 
 
@@ -60,32 +60,43 @@ def jit_default():
     return os.environ.get(DISABLE_JIT_ENV, "").strip().lower() not in ("1", "true", "yes", "on")
 
 
-class GradientFunction:
-    """A callable gradient; `.path` is the generated file, `.source` its text."""
+class Transformed:
+    """What every function s2sad makes shares: the differentiated function, its `wrt`
+    positions, generated files specialised on which arguments are Python scalars and ints,
+    and one Runner (compiled or Python) per specialisation. `.path` is the generated file the
+    last call ran, `.source` its text."""
 
-    def __init__(self, func, wrt, jit, with_value, strict=False, check_nan=False):
+    kind = "grad"
+    what = "gradient"   # for messages: "the gradient of f"
+
+    def __init__(self, func, wrt, jit, strict=False):
         if inspect.ismethod(func):
             raise ArgumentError(f"{func.__qualname__} is a bound method; differentiate a plain "
                                 "function (pass the object's data as arguments)")
+        if isinstance(func, Transformed):
+            raise ArgumentError(f"s2sad.{type(self).kind}() cannot take {func!r}; "
+                                "higher derivatives: s2sad.grad(s2sad.grad(f)) for a scalar "
+                                "parameter, s2sad.hessian(f) and s2sad.hvp(f) otherwise")
         if not inspect.isfunction(func):
             raise ArgumentError(f"s2sad can only differentiate Python functions, not {func!r}")
         self.func = func
         self.signature = inspect.signature(func)
         self.positions, self.single = _positions(func, self.signature, wrt)
         self.jit = jit
-        self.with_value = with_value
         self.strict = strict
-        self.check_nan = check_nan
         functools.update_wrapper(self, func)
         self._runners = {}
         self._kinds = pipeline.NO_KINDS
 
+    def build(self, kinds):
+        """The Generated file for these kinds (subclasses: which pipeline entry)."""
+        raise NotImplementedError
+
     @property
     def generated(self):
-        """The generated adjoint: the one the last call ran (adjoints are specialised on which
-        arguments are Python scalars and ints), or before any call a general one."""
-        return pipeline.gradient(self.func, self.positions, self._kinds,
-                                 check_nan=self.check_nan)
+        """The generated code: the one the last call ran (it is specialised on which arguments
+        are Python scalars and ints), or before any call a general one."""
+        return self.build(self._kinds)
 
     @property
     def path(self):
@@ -95,12 +106,17 @@ class GradientFunction:
     def source(self):
         return self.generated.text
 
-    def __repr__(self):
-        kind = "value_and_grad" if self.with_value else "grad"
-        names = [list(self.signature.parameters)[i] for i in self.positions]
-        return f"<s2sad {kind} of {self.func.__qualname__} w.r.t. {', '.join(names)}>"
+    @property
+    def wrt_names(self):
+        names = list(self.signature.parameters)
+        return [names[i] for i in self.positions]
 
-    def __call__(self, *args, **kwargs):
+    def __repr__(self):
+        return f"<s2sad {self.kind} of {self.func.__qualname__} w.r.t. " \
+               f"{', '.join(self.wrt_names)}>"
+
+    def bind(self, args, kwargs):
+        """The function's arguments in order, defaults applied, `wrt` ones as floats."""
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -109,14 +125,15 @@ class GradientFunction:
         values = list(bound.arguments.values())
         for i in self.positions:
             values[i] = _as_float(values[i], list(bound.arguments)[i])
-        value, *grads = self._run(values)
-        value = _scalar_output(value, self.func)
-        grads = _shaped_like(grads, [values[i] for i in self.positions], self.func)
-        result = grads[0] if self.single else tuple(grads)
-        return (value, result) if self.with_value else result
+        return values
 
-    def _run(self, values):
-        names = list(self.signature.parameters)
+    def parameter_names(self):
+        """The generated function's parameters before its seed (tangents or d_result)."""
+        return list(self.signature.parameters)
+
+    def runner(self, values):
+        """The Runner for these argument values' kinds (transforming on first use)."""
+        names = self.parameter_names()
         self._kinds = (
             frozenset(n for n, v in zip(names, values) if _is_number(v)),
             frozenset(n for n, v in zip(names, values)
@@ -128,7 +145,42 @@ class GradientFunction:
             jit = jit_default() if self.jit is None else self.jit
             runner = self._runners[self._kinds] = Runner(
                 generated.path, generated.function, jit,
-                f"the gradient of {self.func.__qualname__}", generated.python_only)
+                f"the {self.what} of {self.func.__qualname__}", generated.python_only)
+        return runner
+
+
+class GradientFunction(Transformed):
+    """A callable gradient (`s2sad.grad`, `s2sad.value_and_grad`)."""
+
+    def __init__(self, func, wrt, jit, with_value, strict=False, check_nan=False):
+        inner = None
+        if isinstance(func, GradientFunction):
+            from . import higher  # grad(grad(f)): differentiate f's derivative function
+            inner, func = func, higher.derivative_function(func)
+        super().__init__(func, wrt, jit, strict)
+        if inner is not None:
+            self.signature = inner.signature
+        self.inner = inner
+        self.with_value = with_value
+        self.check_nan = check_nan
+        self.kind = "value_and_grad" if with_value else "grad"
+
+    def build(self, kinds):
+        return pipeline.gradient(self.func, self.positions, kinds, check_nan=self.check_nan)
+
+    def __call__(self, *args, **kwargs):
+        values = self.bind(args, kwargs)
+        if self.inner is not None:
+            from . import higher
+            higher.require_scalar(self.inner, values)
+        value, *grads = self._run(values)
+        value = _scalar_output(value, self.func)
+        grads = _shaped_like(grads, [values[i] for i in self.positions], self.func)
+        result = grads[0] if self.single else tuple(grads)
+        return (value, result) if self.with_value else result
+
+    def _run(self, values):
+        runner = self.runner(values)
         python = functools.partial(runner.as_python, *values, 1.0)
         try:
             return runner(*values, 1.0)

@@ -5,7 +5,7 @@
     s2sad check examples/clog.py:clogged --fd "(0.7,)"   # where the gradient stops; vs FD
     s2sad templates sum                             # the derivative rules whose name has "sum"
     s2sad cache [--clear]                           # where generated files go; remove them
-    s2sad verify [PATTERN]                          # check rules against finite differences
+    s2sad verify [PATTERN] [--tangents|--adjoints]  # check rules against finite differences
 
 Exit status: 0 done, 1 s2sad could not transform the function (the error says why) or `check`
 found something, 2 bad usage (unknown target, file or parameter).
@@ -61,7 +61,8 @@ def _parser():
                       help="path/to/file.py:func, path/to/file.py::func or package.module:func")
     show.add_argument("--wrt", default=None,
                       help="comma-separated parameter names to differentiate (default: the first)")
-    show.add_argument("--mode", choices=("reverse", "forward"), default="reverse")
+    show.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
+                      help="reverse: the adjoint (grad, vjp); forward: the tangent code (jvp)")
     show.add_argument("--no-optimize", action="store_true",
                       help="skip the clean-up pass (literal folding)")
     show.add_argument("--path", action="store_true", help="print the generated file's path only")
@@ -97,7 +98,8 @@ def _parser():
 
     # Listed for --help; main() hands `verify ...` to verify.main, which has its own options.
     commands.add_parser("verify", add_help=False,
-                        help="verify derivative rules against finite differences (slow)")
+                        help="verify derivative rules against finite differences, reverse "
+                             "and forward mode (slow; --adjoints or --tangents for one mode)")
 
     cache = commands.add_parser(
         "cache", help="show or clear the cache of generated files",
@@ -112,11 +114,12 @@ def _parser():
 
 def _show(options):
     from . import pipeline
-    if options.mode == "forward":
-        raise UsageError("forward mode is not available yet; use --mode reverse")
     func = load_target(options.target)
     positions = _positions(func, options.wrt)
-    generated = pipeline.gradient(func, positions, tidy=not options.no_optimize)
+    if options.mode == "forward":
+        generated = pipeline.tangent(func, positions)
+    else:
+        generated = pipeline.adjoint(func, positions, tidy=not options.no_optimize)
     if options.path:
         print(generated.path)
     else:

@@ -4,7 +4,8 @@
     python -m s2sad.coverage --check    # exit 1 if docs/coverage.md is not what the registry says
 
 One row per function or array method with a rule: how it is differentiated (a formula in the
-template, or a named runtime helper), whether Numba compiles code using it, how many checks
+template, or a named runtime helper), in forward mode too (its tangent template, or "derived"
+from an elementwise adjoint template), whether Numba compiles code using it, how many checks
 verify it, and where its template is. Then the functions declared without a gradient and the
 known gaps. tests/test_coverage.py fails when the checked-in table is stale.
 """
@@ -23,7 +24,8 @@ DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
                    "coverage.md")
 SECTIONS = {"math_rules": "`math` and builtins", "operators": "Operators",
             "numpy_rules": "NumPy elementwise", "numpy_reductions": "Reductions and scans",
-            "numpy_linalg": "Linear algebra", "numpy_shape": "Shape and indexing"}
+            "numpy_linalg": "Linear algebra", "numpy_shape": "Shape and indexing",
+            "runtime": "s2sad's runtime helpers (differentiated again for second derivatives)"}
 
 
 def table():
@@ -34,7 +36,10 @@ def table():
              "Generated from the template registry by `python -m s2sad.coverage` (`make "
              "coverage`); `tests/test_coverage.py` fails when this file is stale. Every row is "
              "verified by `tests/test_templates.py` (central finite differences at random "
-             "inputs, Numba on and off). \"Numba: no\" means a gradient using it runs as Python, "
+             "inputs, Numba on and off), in reverse mode (the gradient w.r.t. every input) and "
+             "in forward mode (the derivative along a random direction). \"forward\" is the "
+             "tangent rule: its own template, or \"derived\" from the adjoint template of an "
+             "elementwise function. \"Numba: no\" means a gradient using it runs as Python, "
              "with a warning; \"partly\" lists the argument forms that do.", "",
              f"**{len(rules) + len(methods)} functions and methods with derivative rules** "
              f"({len(rules)} functions, {len(methods)} array methods and attributes); "
@@ -73,15 +78,15 @@ def table():
 
 
 def _section(title, entries, methods=False):
-    head = "| method | means | rule | Numba | checks |" if methods else \
-        "| function | rule | Numba | checks | template |"
-    lines = [f"## {title}", "", head, "|---|---|---|---|---|"]
+    head = "| method | means | rule | forward | Numba | checks |" if methods else \
+        "| function | rule | forward | Numba | checks | template |"
+    lines = [f"## {title}", "", head, "|---|---|---|---|---|---|"]
     for label, primal, rule in sorted(entries, key=lambda e: e[0]):
         found = verify.cases(primal)
         row = [f"`{label}`"]
         if methods:
             row.append(f"`{verify.label(primal.function)}`")
-        row += [_kind(rule), _numba(found, rule), str(len(found))]
+        row += [_kind(rule), _forward(rule), _numba(found, rule), str(len(found))]
         if not methods:
             row.append(_origin(rule))
         lines.append("| " + " | ".join(row) + " |")
@@ -90,8 +95,28 @@ def _section(title, entries, methods=False):
 
 def _kind(rule):
     """'formula', or the runtime helpers the template calls."""
-    helpers = sorted({".".join(nodes) for nodes in _calls(rule.template) if nodes[0] == "rt"})
+    return _kind_of(rule.template)
+
+
+def _forward(rule):
+    """How forward mode differentiates it: its tangent template (formula or helpers, and where
+    it is), "derived" from an elementwise adjoint template, or "none"."""
+    explicit = templates.tangent_for(rule.primal)
+    if explicit is not None:
+        code = explicit.__code__
+        return f"{_kind_of(explicit)}, {_link(code.co_filename, code.co_firstlineno)}"
+    from .template import tangent_rule
+    return "derived" if tangent_rule(rule.primal) is not None else "none"
+
+
+def _kind_of(template):
+    helpers = sorted({".".join(nodes) for nodes in _calls(template) if nodes[0] == "rt"})
     return "formula" if not helpers else "helper " + ", ".join(f"`{h}`" for h in helpers)
+
+
+def _link(path, line):
+    name = os.path.basename(path)
+    return f"[{name}:{line}](../templates/{name}#L{line})"
 
 
 def _calls(template):
@@ -120,8 +145,7 @@ def _numba(found, rule):
 
 def _origin(rule):
     path, line = rule.origin.rsplit(":", 1)
-    name = os.path.basename(path)
-    return f"[{name}:{line}](../templates/{name}#L{line})"
+    return _link(path, line)
 
 
 def _has_template(function):

@@ -173,6 +173,28 @@ class _Fence:
             name = iterable.func.id
             self.report(iterable, f"`for` over {name}(...) is not supported yet",
                         fix="loop over range(len(x)) and index")
+        if is_checkpointed(iterable):
+            iterable.s2sad_loop_iter = True
+            self._checkpointed(iterable)
+
+    def _checkpointed(self, call):
+        """`s2sad.checkpointed(range(...), every=k)` (checkpoint.py): the loop is re-run segment
+        by segment from snapshots, which needs the iteration numbers a range gives."""
+        every = [k for k in call.keywords if k.arg == "every"]
+        if len(call.args) + len(every) not in (1, 2) or len(call.args) > 2 or \
+                len(every) != len(call.keywords):
+            self.report(call, "s2sad.checkpointed takes a range and optionally `every=k`",
+                        fix="write `for i in s2sad.checkpointed(range(n)):` or "
+                            "`s2sad.checkpointed(range(n), every=k)`")
+            return
+        inner = call.args[0] if call.args else call
+        if not (isinstance(inner, gast.Call) and nodes.dotted_parts(inner.func) == ["range"]
+                and not inner.keywords and 1 <= len(inner.args) <= 3):
+            self.report(inner, "a checkpointed loop must be over `range(...)`",
+                        why="the backward sweep re-runs the loop segment by segment from "
+                            "snapshots, by iteration number, which only a range gives",
+                        fix="loop over the indices and read the element in the body: "
+                            "`for i in s2sad.checkpointed(range(len(xs))): x = xs[i]`")
 
     def _target(self, node):
         if isinstance(node, gast.Name):
@@ -219,6 +241,9 @@ class _Fence:
         if nodes.dotted_parts(node.func) is None and not isinstance(node.func, gast.Attribute):
             self.report(node.func, "only calls of named functions (`f(x)`, `np.sin(x)`) are "
                         "supported", fix="assign the function to a name first, or call it directly")
+        if is_checkpointed(node) and not getattr(node, "s2sad_loop_iter", False):
+            self.report(node, "s2sad.checkpointed(...) is supported only as what a `for` loop "
+                        "iterates over", fix="write `for i in s2sad.checkpointed(range(n)):`")
         for argument in node.args:
             _mark_sequences(argument)
         for keyword in node.keywords:
@@ -239,6 +264,13 @@ class _Fence:
                         "`if`, `for` and `while`",
                     fix="rewrite this part without it, or move it out of the differentiated "
                         "function")
+
+
+def is_checkpointed(node):
+    """A call spelled `checkpointed(...)` or `<module>.checkpointed(...)` (s2sad's marker; the
+    fence runs before names are resolved, normalize.py checks what it really is)."""
+    parts = nodes.dotted_parts(node.func) if isinstance(node, gast.Call) else None
+    return bool(parts) and parts[-1] == "checkpointed"
 
 
 def _mark_sequences(argument):

@@ -144,6 +144,8 @@ class _Normalizer:
         """Loops over `range(...)` keep their header; any other iterable is indexed:
         `for row in A:` -> `for _i0 in range(len(A)): row = A[_i0]`."""
         iterable = node.iter
+        if getattr(iterable, "s2sad_ref", None) is rt.checkpointed:
+            return self._checkpointed(node)
         if isinstance(iterable, gast.Call) and getattr(iterable, "s2sad_ref", None) is range:
             header = gast.Call(iterable.func, [self.atom(a) for a in iterable.args], [])
             header.s2sad_ref = range
@@ -161,6 +163,23 @@ class _Normalizer:
         body = first + self.block(node.body)
         self._carry(gast.For(gast.Name(index, gast.Store(), None, None), header, body, [], None),
                     node)
+
+    def _checkpointed(self, node):
+        """`for i in s2sad.checkpointed(range(a, b), every=k):` -> the loop over the range, with
+        `s2sad_checkpoint` the atom of k (`None` when not given), for checkpoint.py."""
+        call = node.iter
+        inner = call.args[0] if call.args else call
+        if getattr(inner, "s2sad_ref", None) is not range:  # (the fence reports it by name)
+            raise UnsupportedError([Diagnostic(
+                self.source.loc(inner), "a checkpointed loop must be over `range(...)`",
+                fix="loop over the indices: `for i in s2sad.checkpointed(range(len(xs))):`")])
+        header = gast.Call(inner.func, [self.atom(a) for a in inner.args], [])
+        header.s2sad_ref = range
+        every = call.args[1] if len(call.args) > 1 else \
+            next((k.value for k in call.keywords if k.arg == "every"), gast.Constant(None, None))
+        every = self.atom(every)
+        loop = self._carry(gast.For(node.target, header, self.block(node.body), [], None), node)
+        loop.s2sad_checkpoint = every
 
     def _assign(self, targets, value):
         first, rest = targets[0], targets[1:]

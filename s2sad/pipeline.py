@@ -4,19 +4,22 @@
     -> cache
 
 `adjoint(f, positions)` generates `df(params..., d_result) -> (value, grads...)` for the
-parameters at `positions`; `primal(g)` generates a callable copy of a user function that an
+parameters at `positions` (reverse mode); `tangent(f, positions)` generates
+`jvp_f(params..., tangents...) -> (value, tangent)` (forward mode: forward.py instead of
+reverse.py); `primal(g)` generates a callable copy of a user function that an
 adjoint calls in its forward sweep. Callees are generated recursively, each into its own file;
 each (function, positions) is transformed once per process.
 """
 import dataclasses
 import os
+import sys
 
 import gast
 
 from . import __version__, activity, cache, clogs, emit, exits, fence, normalize, optimize, parse
-from . import nodes, resolve
-from . import reverse, templates
-from .errors import Diagnostic, InternalError, S2sadError, UnsupportedError
+from . import checkpoint, nodes, resolve
+from . import forward, reverse, templates
+from .errors import ArgumentError, Diagnostic, InternalError, S2sadError, UnsupportedError
 from .naming import Namer
 
 # Module-level names of every generated file; user names that collide are avoided by the namer.
@@ -32,6 +35,7 @@ class Generated:
     python_only: tuple = ()   # functions whose rules Numba cannot compile, callees' included
     clogs: tuple = ()         # warnings where the gradient stops (clogs.py), callees' included
     unused: tuple = ()        # warnings for `wrt` parameters the output does not depend on
+    outputs: int = 0          # how many values the function returns: 0 for one, n for a tuple
 
 
 _done = {}
@@ -67,6 +71,15 @@ def gradient(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
             fix="return one scalar (e.g. the sum of the parts); vector-Jacobian products of "
                 "tuple outputs are not supported yet")])
     return generated
+
+
+def tangent(func, positions, kinds=NO_KINDS):
+    """The generated tangent (forward-mode) function of `func` for tangents of the parameters at
+    `positions`; `kinds` as for `adjoint`."""
+    key = (func, func.__code__, "tangent", tuple(positions), kinds, templates.generation())
+    if key not in _done:
+        _done[key] = _guarded(key, lambda: _tangent(func, tuple(positions), kinds))
+    return _done[key]
 
 
 def primal(func):
@@ -108,11 +121,73 @@ def _prepare(func):
     if problems:
         problems.sort(key=lambda d: (d.where.line, d.where.col))
         raise UnsupportedError(problems)
-    return source, resolution.callees
+    return source, resolution.callees, resolution.externals
+
+
+@dataclasses.dataclass(frozen=True)
+class External:
+    """A function generated code imports as it is: one with a user-registered rule
+    (`@s2sad.adjoint(f)`), or a function such a rule's template calls."""
+    module: str
+    qualname: str
+    python_only: tuple = ()   # itself, when Numba cannot call it
+    clogs: tuple = ()
+    digest: str = ""          # of its code: a changed function gives its callers new files
+
+
+def _external_bindings(externals, function=None):
+    """Bindings for the functions with user rules that the code calls, and for the functions
+    their templates call in `function` (the generated FunctionDef): a generated primal copy
+    when s2sad can read the function (Numba then compiles it), else an import (Numba calls
+    a numba.njit function; anything else makes the code run as Python)."""
+    wanted = dict(externals)
+    if function is not None:
+        for node in gast.walk(function):
+            if getattr(node, "s2sad_external", None) is not None:
+                wanted.setdefault(node.id, (node.s2sad_external, None))
+    out = []
+    for name, (func, location) in wanted.items():
+        if resolve.is_user_function(func):
+            try:
+                out.append((name, primal(func)))
+                continue
+            except S2sadError:
+                pass  # not in the supported subset: import it as it is
+        module, path = location or _importable(func)
+        jitted = hasattr(func, "py_func")  # a numba dispatcher
+        out.append((name, External(module, path, () if jitted else (f"{module}.{path}",), (),
+                                   _code_digest(func))))
+    return out
+
+
+def _importable(func):
+    """(module, attribute path) under which `func` can be imported."""
+    module, path = getattr(func, "__module__", None), getattr(func, "__qualname__", None)
+    if module and path:
+        return module, path
+    name = getattr(func, "__name__", None)
+    for module_name, candidate in list(sys.modules.items()):  # ufuncs say neither
+        if name and getattr(candidate, name, None) is func and not module_name.startswith("_"):
+            return module_name, name
+    raise ArgumentError(f"s2sad cannot find where to import {func!r} from, to call it from "
+                        "generated code; call it as module.function in the differentiated code")
+
+
+def _code_digest(func):
+    """A short hash of a function's source (or bytecode), '' if it has neither."""
+    import hashlib
+    import inspect
+    func = getattr(func, "py_func", func)
+    try:
+        text = inspect.getsource(func).encode()
+    except (OSError, TypeError):
+        code = getattr(func, "__code__", None)
+        text = code.co_code + repr(code.co_consts).encode() if code is not None else b""
+    return hashlib.sha256(text).hexdigest()[:16] if text else ""
 
 
 def _adjoint(func, positions, kinds, tidy, check_nan):
-    source, callees = _prepare(func)
+    source, callees, externals = _prepare(func)
     params = [a.id for a in resolve.parameters(source.tree.args)]
     wrt = [params[i] for i in positions]
     namer = Namer(_all_names(source.tree) | RESERVED)
@@ -139,6 +214,7 @@ def _adjoint(func, positions, kinds, tidy, check_nan):
     function = reverse.reverse(source, body, wrt, namer, link, adjoint_name, kinds, check_nan)
     if tidy:
         function = optimize.tidy(function)
+    bindings += _external_bindings(externals, function)
     what = f"reverse mode w.r.t. {', '.join(wrt)}" if wrt else "reverse mode"
     if check_nan:
         what += ", with NaN checks"
@@ -152,10 +228,54 @@ def _adjoint(func, positions, kinds, tidy, check_nan):
                      tuple(clogs.zero_gradients(source, wrt, useful)))
 
 
-def _primal(func):
-    source, callees = _prepare(func)
+def _tangent(func, positions, kinds):
+    source, callees, externals = _prepare(func)
     normalize.strip_hooks(source.tree)  # they run in backward sweeps only
+    checkpoint.strip(source.tree)  # forward mode stores nothing: a plain loop
+    params = [a.id for a in resolve.parameters(source.tree.args)]
+    wrt = [params[i] for i in positions]
+    namer = Namer(_all_names(source.tree) | RESERVED)
+    exits.single_exit(source.tree, namer)
+    body = normalize.normalize(source, namer)
+    clogs.mark_integer_writes(body)
+    useful = activity.analyse(body, wrt, params)
+    found = clogs.find(source, body, wrt)
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
+    emitted = {callee: name for name, callee in callees.items()}
+    tangent_name = namer.fresh(f"jvp_{func.__name__}")
+    returned = body[-1].value
+    outputs = len(returned.elts) if isinstance(returned, gast.Tuple) else 0
+    linked = {(func, positions): (tangent_name, outputs)}  # recursion: it calls itself
+
+    def link(callee, callee_positions, callee_kinds):
+        key = (callee, callee_positions) if callee is func else \
+            (callee, callee_positions, callee_kinds)
+        if key not in linked:
+            name = namer.fresh(f"jvp_{emitted[callee]}")
+            generated = tangent(callee, callee_positions, callee_kinds)
+            bindings.append((name, generated))
+            linked[key] = (name, generated.outputs)
+        return linked[key]
+
+    function = optimize.tidy(forward.forward(source, body, wrt, namer, link, tangent_name,
+                                             kinds))
+    bindings += _external_bindings(externals, function)
+    what = f"forward mode w.r.t. {', '.join(wrt)}" if wrt else "forward mode"
+    python_only = _python_only(source, bindings)
+    text = _module_text(source, what, bindings, function, python_only)
+    path = cache.store(f"{func.__name__}__jvp_{'_'.join(wrt)}", text)
+    for _, generated in bindings:
+        found += [d for d in generated.clogs if d not in found]
+    return Generated(path, function.name, text, source, python_only, tuple(found),
+                     tuple(clogs.zero_gradients(source, wrt, useful)), outputs)
+
+
+def _primal(func):
+    source, callees, externals = _prepare(func)
+    normalize.strip_hooks(source.tree)  # they run in backward sweeps only
+    checkpoint.strip(source.tree)  # `for i in range(n):`: a checkpoint is a gradient matter
+    bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
+    bindings += _external_bindings(externals)
     python_only = _python_only(source, bindings)
     text = _module_text(source, "primal copy for generated callers", bindings, source.tree,
                         python_only)
@@ -185,8 +305,12 @@ def _module_text(source, what, bindings, function, python_only):
         header += (f"# Runs as Python, not Numba: Numba cannot compile {', '.join(python_only)} "
                    "(docs/coverage.md).\n")
     header += "import math\nimport numpy\nfrom s2sad import rt\n"
-    links = "".join(f"{name} = rt.load(__name__, {_stem(generated)!r}, {generated.function!r})\n"
-                    for name, generated in bindings)
+    links = "".join(
+        f"{name} = rt.external({generated.module!r}, {generated.qualname!r})"
+        f"{f'  # code sha256: {generated.digest}' if generated.digest else ''}\n"
+        if isinstance(generated, External) else
+        f"{name} = rt.load(__name__, {_stem(generated)!r}, {generated.function!r})\n"
+        for name, generated in bindings)
     return header + links + "\n\n" + emit.function_source(function)
 
 

@@ -25,7 +25,7 @@ import types
 import gast
 import numpy
 
-from . import nodes, rt
+from . import nodes, rt, templates
 from .errors import Diagnostic
 from .templates.methods import METHODS
 
@@ -39,13 +39,16 @@ SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
 class Resolution:
     callees: dict          # emitted name -> user function object, in order of first use
     diagnostics: list
+    # emitted name -> (function with a user-registered rule, (module, attribute path) or None):
+    # called as it is, differentiated by its rule (@s2sad.adjoint(f))
+    externals: dict = dataclasses.field(default_factory=dict)
 
 
 def resolve(source):
     """Rewrite `source.tree` in place; return the callees and any problems."""
     resolver = _Resolver(source)
     resolver.visit(source.tree)
-    return Resolution(resolver.callees, resolver.diagnostics)
+    return Resolution(resolver.callees, resolver.diagnostics, resolver.externals)
 
 
 def local_names(tree):
@@ -87,6 +90,7 @@ class _Resolver(gast.NodeTransformer):
         self.locals = local_names(source.tree)
         self.namespace = _namespace(source.func)
         self.callees = {}
+        self.externals = {}
         self.diagnostics = []
 
     def report(self, node, message, why="", fix=""):
@@ -114,7 +118,11 @@ class _Resolver(gast.NodeTransformer):
         name = canonical_name(found)
         if name is not None:
             node.func = nodes.dotted(name, node.func)
-        elif _is_user_function(found):
+        elif templates.rule_for(found) is not None or templates.tangent_for(found) is not None:
+            emitted = "_".join(chain)  # a user's rule wins over the function's own source
+            self.externals.setdefault(emitted, (found, self._location(chain)))
+            node.func = nodes.dotted(emitted, node.func)
+        elif is_user_function(found):
             node.s2sad_user = True
             emitted = "_".join(chain)
             self.callees.setdefault(emitted, found)
@@ -129,6 +137,14 @@ class _Resolver(gast.NodeTransformer):
                             "gradient should flow, or compute it outside the differentiated "
                             "function and pass the result in")
         return node
+
+    def _location(self, chain):
+        """(module, attribute path) to import what `chain` names: from the module it is read
+        from if there is one (`sp.erf` -> ('scipy.special', 'erf'))."""
+        root = self.namespace.get(chain[0])
+        if isinstance(root, types.ModuleType) and len(chain) > 1:
+            return root.__name__, ".".join(chain[1:])
+        return None
 
     def _method_call(self, node):
         """`x.sum(axis=0)` -> `numpy.sum(x, axis=0)`: the method's NumPy function and its rule."""
@@ -241,5 +257,5 @@ def _namespace(func):
     return namespace
 
 
-def _is_user_function(obj):
+def is_user_function(obj):
     return isinstance(obj, types.FunctionType) and obj.__name__ != "<lambda>"

@@ -31,7 +31,7 @@ How it is built, in three passes:
 import gast
 import numpy
 
-from . import activity, nancheck, nodes, rt
+from . import activity, checkpoint, nancheck, nodes, rt
 from .adjoints import Adjoints
 from .blocks import Blocks, is_int, is_scalar
 from .errors import TemplateError
@@ -156,6 +156,9 @@ class _Reverse:
         return before + [_Marker("if", statement, *branches)]
 
     def _backward_loop(self, statement):
+        if checkpoint.is_checkpointed(statement):  # what its re-runs read: kept like any read
+            self.reads[id(statement)] = checkpoint.analyse(self.source, statement) & \
+                self.primal_names
         if not statement.s2sad_active:
             return [_Marker("loop", statement, self._backward_block(statement.body), []),
                     _Marker("restore", statement, [], [])]

@@ -9,6 +9,8 @@ Conventions: a "scalar" is a Python or NumPy scalar (a 0-d array is an array);
 every gradient returned is float64, and a Python ``float`` where the
 differentiated value is a scalar.
 """
+import math
+
 import numpy as np
 
 _F64 = np.dtype(np.float64)
@@ -43,7 +45,10 @@ def _normalize_axes(axis, ndim):
 
 
 def zeros_like(x):
-    """Zero gradient for x: 0.0 for a scalar, else float64 zeros of x's shape."""
+    """Zero gradient for x: 0.0 for a scalar, float64 zeros of x's shape for an array, a tuple
+    of those for a tuple (the tangents of a sequence argument none of whose elements varies)."""
+    if isinstance(x, tuple):
+        return tuple(zeros_like(e) for e in x)
     if _is_scalar(x):
         return 0.0
     return np.zeros(_shape(x))
@@ -68,6 +73,26 @@ def stop_gradient(x):
     """`x` itself, through which no gradient flows: `s2sad.stop_gradient(v)` in differentiated
     code says that cutting the gradient there is intended (and silences the report)."""
     return x
+
+
+def checkpointed(iterable, every=None):
+    """`for i in s2sad.checkpointed(range(n)):` in a function s2sad differentiates: the
+    gradient's forward sweep keeps a snapshot of the loop's state every `every` iterations
+    (default ceil(sqrt(trips))) instead of the values of every iteration, and the backward sweep
+    re-runs one segment at a time from its snapshot: memory O(sqrt(n)) for about one more
+    forward run of the loop. Run directly (not through s2sad), it returns `iterable`."""
+    return iterable
+
+
+def checkpoint_every(trips, every=None):
+    """The segment length of a checkpointed loop of `trips` iterations: `every` if given (at
+    least 1), else ceil(sqrt(trips)), at least 1."""
+    if every is not None:
+        if every < 1:
+            raise ValueError("s2sad.checkpointed(..., every=k) needs k >= 1")
+        return int(every)
+    root = math.isqrt(max(trips, 0))
+    return max(1, root if root * root >= trips else root + 1)
 
 
 class grad_of:
@@ -122,6 +147,34 @@ def unbroadcast(g, like):
         extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1)
     # np.sum returns a NumPy scalar when everything is summed; keep like's 0-d shape.
     return np.asarray(np.sum(g, axis=axes, dtype=np.float64)).reshape(shape)
+
+
+def broadcast_like(t, like):
+    """The tangent t of an elementwise result, spread to the result's shape (the tangent of
+    `x + c`, with only a scalar x varying, is dx everywhere in the array)."""
+    if _is_scalar(like):
+        return float(t)
+    shape = _shape(like)
+    if not _is_scalar(t) and t.shape == shape:
+        return t if t.dtype is _F64 else t.astype(np.float64)
+    return np.array(np.broadcast_to(t, shape), dtype=np.float64)
+
+
+def reduce_sum(t, axis=None, keepdims=False):
+    """np.sum(t, axis, keepdims=keepdims) in float64, a float when it is one number (the
+    tangent of a sum, and of the reductions written as sums)."""
+    if _is_scalar(t) and not keepdims:
+        return float(t)
+    out = np.sum(t, axis=axis, keepdims=keepdims, dtype=np.float64)
+    return float(out) if np.ndim(out) == 0 and not keepdims else out
+
+
+def total(items):
+    """items[0] + items[1] + ... (a new value; the tangent of builtin sum(items))."""
+    out = items[0] + 0.0
+    for item in items[1:]:
+        out = out + item
+    return out
 
 
 def _kept_shape(shape, axis):
@@ -211,6 +264,17 @@ def matmul_grad_b(g, a, b):
             return unbroadcast(a[:, None] * g[..., None, :], b)
         return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
     return dot_grad_b(g, a, b)
+
+
+def external(module, qualname):
+    """A function generated code calls as it is (one with a user-registered rule), found by
+    its module and qualified name."""
+    import importlib
+    import sys
+    found = sys.modules.get(module) or importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
 
 
 def load(caller, stem, attribute):

@@ -11,7 +11,11 @@ import numpy as np
 __all__ = ["vdot_grad", "outer_grad_a", "outer_grad_b", "inner_grad_a", "inner_grad_b",
            "tensordot_grad_a", "tensordot_grad_b", "trace_grad", "einsum_grads",
            "kron_grad_a", "kron_grad_b", "cross_grad_a", "cross_grad_b", "inv_grad",
-           "solve_grad_a", "solve_grad_b", "logdet_grad", "cholesky_grad", "multi_dot_grads"]
+           "solve_grad_a", "solve_grad_b", "logdet_grad", "cholesky_grad", "multi_dot_grads",
+           "cross", "trace", "solve_product", "solve_product_grad_m", "solve_product_grad_z",
+           "cholesky_lower", "cholesky_mask", "einsum_tangent", "einsum_tangent_grads",
+           "multi_dot_tangent", "multi_dot_tangent_grads", "einsum_tangent2",
+           "multi_dot_tangent2"]
 
 
 def _result(x, like):
@@ -305,3 +309,134 @@ def multi_dot_grads(g, arrays):
         grads[k] = _result(r, arrays[k])
         after = mats[k] if after is None else np.dot(mats[k], after)
     return tuple(grads)
+
+
+# ---- tangents (forward mode) --------------------------------------------------------------------
+# Spellings of NumPy functions that Numba compiles with every argument given (the tangent
+# templates pass defaults explicitly), and the pieces of the tangents of solve, cholesky and the
+# multilinear einsum and multi_dot. Each has its own rules in templates/runtime.py.
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """np.cross(a, b, axisa, axisb, axisc, axis) in float64."""
+    return np.asarray(np.cross(a, b, axisa, axisb, axisc, axis), dtype=np.float64)
+
+
+def trace(a, offset=0, axis1=0, axis2=1):
+    """np.trace(a, offset, axis1, axis2) in float64 (a float for a matrix)."""
+    out = np.trace(a, offset, axis1, axis2, dtype=np.float64)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def solve_product(m, z, b):
+    """m z, with z = np.linalg.solve(a, b) and m shaped like a: a matrix product, or a
+    matrix-vector product when solve treats b as (a stack of) vectors."""
+    if _is_vector(m, b):
+        return np.matmul(m, np.asarray(z)[..., None])[..., 0]
+    return np.matmul(m, z)
+
+
+def solve_product_grad_m(g, m, z, b):
+    """Gradient w.r.t. m of solve_product(m, z, b)."""
+    if _is_vector(m, b):
+        return _sum_to(np.asarray(g)[..., :, None] * np.asarray(z)[..., None, :], m)
+    return _sum_to(np.matmul(g, _swap(z)), m)
+
+
+def solve_product_grad_z(g, m, z, b):
+    """Gradient w.r.t. z of solve_product(m, z, b)."""
+    if _is_vector(m, b):
+        return _sum_to(np.matmul(_swap(m), np.asarray(g)[..., None])[..., 0], z)
+    return _sum_to(np.matmul(_swap(m), g), z)
+
+
+def cholesky_lower(x, upper=False):
+    """x, or its (stacked) transpose when `upper`: the lower factor of
+    np.linalg.cholesky(a, upper=upper), or the matrix it reads as lower triangle."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.ascontiguousarray(_swap(x)) if upper else x
+
+
+def cholesky_mask(factor):
+    """1 below the diagonal, 1/2 on it, 0 above, shaped like `factor`: phi(S) = S * mask in
+    the tangent of a Cholesky factor, dL = L phi(L^-1 dA L^-T). Depends on the shape only."""
+    n = np.shape(factor)[-1]
+    return np.broadcast_to(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), np.shape(factor)).copy()
+
+
+def _replaced(values, k, value):
+    return tuple(value if j == k else v for j, v in enumerate(values))
+
+
+def _is_zero(t):
+    return np.ndim(t) == 0 and not isinstance(t, np.ndarray) and t == 0.0
+
+
+def einsum_tangent(subscripts, operands, tangents):
+    """Tangent of z = np.einsum(subscripts, *operands): the sum over k of the einsum with
+    operand k replaced by its tangent (a zero tangent is left out)."""
+    out = 0.0
+    for k, t in enumerate(tangents):
+        if not _is_zero(t):
+            out = out + np.einsum(subscripts, *_replaced(operands, k, t))
+    return np.asarray(out, dtype=np.float64) if np.ndim(out) else float(out)
+
+
+def einsum_tangent_grads(g, subscripts, operands, tangents):
+    """Gradients w.r.t. each operand of einsum_tangent(subscripts, operands, tangents), as a
+    tuple: for operand j, the sum over k != j of einsum_grads with operand k replaced by its
+    tangent."""
+    grads = [0.0] * len(operands)
+    for k, t in enumerate(tangents):
+        if _is_zero(t):
+            continue
+        parts = einsum_grads(g, subscripts, _replaced(operands, k, t))
+        for j in range(len(operands)):
+            if j != k:
+                grads[j] = grads[j] + parts[j]
+    return tuple(_result(grad + np.zeros(np.shape(o)), o) for grad, o in zip(grads, operands))
+
+
+def multi_dot_tangent(arrays, tangents):
+    """Tangent of z = np.linalg.multi_dot(arrays): the sum over k of the product with array k
+    replaced by its tangent."""
+    out = 0.0
+    for k, t in enumerate(tangents):
+        if not _is_zero(t):
+            out = out + np.linalg.multi_dot(_replaced(arrays, k, np.asarray(t, dtype=float)))
+    return np.asarray(out, dtype=np.float64) if np.ndim(out) else float(out)
+
+
+def multi_dot_tangent_grads(g, arrays, tangents):
+    """Gradients w.r.t. each array of multi_dot_tangent(arrays, tangents), as a tuple."""
+    grads = [0.0] * len(arrays)
+    for k, t in enumerate(tangents):
+        if _is_zero(t):
+            continue
+        parts = multi_dot_grads(g, _replaced(arrays, k, np.asarray(t, dtype=float)))
+        for j in range(len(arrays)):
+            if j != k:
+                grads[j] = grads[j] + parts[j]
+    return tuple(_result(grad + np.zeros(np.shape(a)), a) for grad, a in zip(grads, arrays))
+
+
+def _pairs(function, values, tangents, directions):
+    """The sum over k != j of function(values with k replaced by its tangent and j by its
+    direction): the second derivative of a multilinear function along (tangents, directions)."""
+    out = 0.0
+    for k, t in enumerate(tangents):
+        for j, s in enumerate(directions):
+            if j != k and not _is_zero(t) and not _is_zero(s):
+                out = out + function(_replaced(_replaced(values, k, t), j, s))
+    return np.asarray(out, dtype=np.float64) if np.ndim(out) else float(out)
+
+
+def einsum_tangent2(subscripts, operands, tangents, directions):
+    """Derivative of einsum_tangent(subscripts, operands, tangents) along `directions` (one
+    per operand)."""
+    return _pairs(lambda ops: np.einsum(subscripts, *ops), operands, tangents, directions)
+
+
+def multi_dot_tangent2(arrays, tangents, directions):
+    """Derivative of multi_dot_tangent(arrays, tangents) along `directions` (one per array)."""
+    return _pairs(lambda ops: np.linalg.multi_dot([np.asarray(o, dtype=float) for o in ops]),
+                  arrays, tangents, directions)

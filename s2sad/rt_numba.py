@@ -172,13 +172,81 @@ def _ov_f64(x):
 # ---------------------------------------------------------------------------
 # Public helpers.
 
+def _unrolled(name, arguments, expression, count, namespace):
+    """An implementation returning `expression` written out for a tuple of `count` elements:
+    "{k}" in it is each element's constant index (Numba types each element on its own)."""
+    parts = [expression.format(k=k) for k in range(count)]
+    body = f"({', '.join(parts)}{',' if count == 1 else ''})"
+    scope = dict(namespace, np=np)
+    exec(f"def {name}({', '.join(arguments)}):\n    return {body}\n", scope)
+    return scope[name]
+
+
 @overload(rt.zeros_like)
 def _ov_zeros_like(x):
-    if _is_scalar(x):
+    if _is_scalar(x) or _is_none(x):
         return lambda x: 0.0
     if _is_array(x):
         return lambda x: np.zeros(x.shape)
+    if isinstance(x, types.BaseTuple):
+        return _unrolled("impl", ["x"], "zeros_like(x[{k}])", len(x),
+                         {"zeros_like": rt.zeros_like})
     return None
+
+
+@overload(rt.reduce_sum, prefer_literal=True)
+def _ov_reduce_sum(t, axis=None, keepdims=False):
+    # keepdims decides the result's type: it must be a constant (a literal, or the default)
+    if isinstance(keepdims, types.Omitted):
+        keepdims = keepdims.value
+    if isinstance(keepdims, types.BooleanLiteral):
+        keepdims = keepdims.literal_value
+    if not isinstance(keepdims, bool):
+        return None
+    keep = keepdims
+    if _is_scalar(t):
+        if keep:
+            return lambda t, axis=None, keepdims=False: _filled((), float(t))
+        return lambda t, axis=None, keepdims=False: float(t)
+    if not _is_array(t):
+        return None
+    if _is_none(axis):
+        if keep:
+            ones = "(" + "1, " * t.ndim + ")"
+            scope = {"_filled": _filled, "np": np}
+            exec(f"def impl(t, axis=None, keepdims=False):\n"
+                 f"    return _filled({ones}, np.sum(t))\n", scope)
+            return scope["impl"]
+        return lambda t, axis=None, keepdims=False: float(np.sum(t))
+    if keep:
+        return None
+    if isinstance(axis, types.BaseTuple) and len(axis) > 0 and \
+            all(isinstance(a, types.Integer) for a in axis):
+        # constants typed one by one (literals): the same axes as a homogeneous tuple
+        same = "(" + "".join(f"axis[{k}], " for k in range(len(axis))) + ")"
+        scope = {"np": np, "_f64": _f64, "types": types}
+        exec(f"def impl(t, axis=None, keepdims=False):\n"
+             f"    return _f64(np.sum(t, axis=_int_tuple({same})))\n", scope)
+        scope["_int_tuple"] = _int_tuple
+        return scope["impl"]
+    if not _is_axis(axis):
+        return None
+    return lambda t, axis=None, keepdims=False: _f64(np.sum(t, axis=axis))
+
+
+@njit
+def _int_tuple(axes):
+    return axes
+
+
+@overload(rt.total)
+def _ov_total(items):
+    if not isinstance(items, types.BaseTuple) or len(items) == 0:
+        return None
+    terms = " + ".join(f"items[{k}]" for k in range(len(items)))
+    scope = {}
+    exec(f"def impl(items):\n    return {terms} + 0.0\n", scope)
+    return scope["impl"]
 
 
 @overload(rt.unbroadcast)
@@ -235,7 +303,7 @@ def _ov_unreduce(g, a, axis):
     if not _is_array(a) or not (_is_scalar(g) or _is_array(g)):
         return None
     if _is_none(axis):
-        if _is_scalar(g) or _is_array(g, 0):
+        if _is_scalar(g) or _is_array(g):  # one element (keepdims: any ndim)
             return lambda g, a, axis: _filled(a.shape, np.sum(g))
         return None
     if a.ndim == 0 or not _is_axis(axis):
@@ -341,11 +409,56 @@ def _ov_stop_gradient(x):
     return lambda x: x
 
 
+@njit
+def _ceil_sqrt(trips):
+    root = max(0, int(np.sqrt(max(trips, 0))))
+    while root * root > trips:
+        root -= 1
+    while root * root < trips:
+        root += 1
+    return max(1, root)
+
+
+@overload(rt.checkpoint_every)
+def _ov_checkpoint_every(trips, every=None):
+    if _is_none(every):
+        return lambda trips, every=None: _ceil_sqrt(trips)
+    if not isinstance(every, types.Integer):
+        return None
+
+    def given(trips, every=None):
+        if every < 1:
+            raise ValueError("s2sad.checkpointed(..., every=k) needs k >= 1")
+        return every
+    return given
+
+
 @overload(rt.item)
 def _ov_item(x):
     if _is_array(x):
         return lambda x: x.item()
     return lambda x: x
+
+
+@overload(rt.broadcast_like)
+def _ov_broadcast_like(t, like):
+    if _is_scalar(like):
+        if _is_scalar(t):
+            return lambda t, like: float(t)
+        return None
+    if not _is_array(like):
+        return None
+    if _is_scalar(t):
+        return lambda t, like: _filled(like.shape, t)
+    if not _is_array(t):
+        return None
+    if t.ndim == like.ndim:
+        def same(t, like):
+            if t.shape == like.shape:
+                return t.astype(np.float64)
+            return np.broadcast_to(t, like.shape).astype(np.float64)
+        return same
+    return lambda t, like: np.broadcast_to(t, like.shape).astype(np.float64)
 
 
 @overload(rt.copy)

@@ -10,6 +10,7 @@ from numba.extending import overload
 
 from s2sad import rt
 from s2sad.rt_numba import _f64, _is_array, _is_none, _is_scalar
+from s2sad.rt_numba_shape import _is_constant
 
 
 def _c64(x):
@@ -231,3 +232,67 @@ def _ov_cholesky_grad(g, factor, upper=False):
             return _cholesky_grad_lower(_c64(g), _c64(factor))
         return impl
     return None
+
+
+# ---- tangents (forward mode) ---------------------------------------------------------------------
+
+@overload(rt.cross, prefer_literal=True)
+def _ov_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if not (_is_none(axis) and _is_array(a) and _is_array(b) and
+            all(_is_constant(x, -1) for x in (axisa, axisb, axisc))):
+        return None  # Numba's np.cross takes the default axes only
+    return lambda a, b, axisa=-1, axisb=-1, axisc=-1, axis=None: \
+        np.cross(a, b).astype(np.float64)
+
+
+@overload(rt.trace, prefer_literal=True)
+def _ov_trace(a, offset=0, axis1=0, axis2=1):
+    if not (_is_array(a, 2) and _is_constant(axis1, 0, -2) and _is_constant(axis2, 1, -1)):
+        return None  # a matrix's trace, on its axes in order
+    return lambda a, offset=0, axis1=0, axis2=1: float(np.trace(a, offset))
+
+
+@overload(rt.solve_product)
+def _ov_solve_product(m, z, b):
+    if not (_is_array(m, 2) and _is_array(z) and z.ndim in (1, 2)):
+        return None
+    return lambda m, z, b: np.dot(np.ascontiguousarray(m), np.ascontiguousarray(z))
+
+
+@overload(rt.solve_product_grad_m)
+def _ov_solve_product_grad_m(g, m, z, b):
+    if not (_is_array(m, 2) and _is_array(z) and _is_array(b)):
+        return None
+    if b.ndim == 1:
+        return lambda g, m, z, b: np.outer(g, z)
+    return lambda g, m, z, b: np.dot(np.ascontiguousarray(g), np.ascontiguousarray(z.T))
+
+
+@overload(rt.solve_product_grad_z)
+def _ov_solve_product_grad_z(g, m, z, b):
+    if not (_is_array(m, 2) and _is_array(z) and _is_array(b)):
+        return None
+    return lambda g, m, z, b: np.dot(np.ascontiguousarray(m.T), np.ascontiguousarray(g))
+
+
+@overload(rt.cholesky_lower)
+def _ov_cholesky_lower(x, upper=False):
+    if not _is_array(x, 2):
+        return None
+
+    def impl(x, upper=False):
+        if upper:
+            return np.ascontiguousarray(x.T).astype(np.float64)
+        return np.ascontiguousarray(x).astype(np.float64)
+    return impl
+
+
+@overload(rt.cholesky_mask)
+def _ov_cholesky_mask(factor):
+    if not _is_array(factor, 2):
+        return None
+
+    def impl(factor):
+        n = factor.shape[-1]
+        return np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
+    return impl

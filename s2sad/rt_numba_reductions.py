@@ -304,3 +304,86 @@ def _ov_median_grad(g, a, axis):
             share[i] = 1.0 / middle.size
         return (share * _value(g)).reshape(a.shape)
     return impl
+
+
+# ---- tangents (forward mode): whole-array forms, as the primals compile ------------------------
+
+@overload(rt.extremum_mask)
+def _ov_extremum_mask(a, z, axis):
+    if _is_scalar(a):
+        return lambda a, z, axis: 1.0
+    if not _whole(a, z, axis):
+        return None
+    return lambda a, z, axis: rt.extremum_grad(1.0, a, z, axis)
+
+
+@overload(rt.ptp_mask)
+def _ov_ptp_mask(a, axis):
+    if _is_scalar(a):
+        return lambda a, axis: 0.0
+    if not (_is_array(a) and _is_none(axis)):
+        return None
+    return lambda a, axis: rt.ptp_grad(1.0, a, axis)
+
+
+@overload(rt.median_mask)
+def _ov_median_mask(a, axis):
+    if _is_scalar(a):
+        return lambda a, axis: 1.0
+    if not (_is_array(a) and _is_none(axis)):
+        return None
+    return lambda a, axis: rt.median_grad(1.0, a, axis)
+
+
+@overload(rt.prod_tangent)
+def _ov_prod_tangent(t, a, axis, keepdims=False):
+    if _is_scalar(a):
+        return lambda t, a, axis, keepdims=False: _value(t)
+    if not (_is_array(a) and _is_none(axis)):
+        return None
+    return lambda t, a, axis, keepdims=False: \
+        float(np.sum(_flat_copy(t) * _exclusive_products(_flat_copy(a))))
+
+
+@overload(rt.cumprod_tangent)
+def _ov_cumprod_tangent(t, a, axis):
+    if not (_is_array(a) and _is_none(axis)):
+        return None
+
+    def impl(t, a, axis):
+        x, dx = _flat_copy(a), _flat_copy(t)
+        out = np.empty(x.size)
+        z = 1.0
+        dz = 0.0
+        for j in range(x.size):
+            dz = dz * x[j] + z * dx[j]
+            z = z * x[j]
+            out[j] = dz
+        return out
+    return impl
+
+
+@overload(rt.norm_tangent)
+def _ov_norm_tangent(t, x, z, ord=None, axis=None, keepdims=False):
+    if not (_is_array(x) and _is_none(axis)):
+        return None
+    return lambda t, x, z, ord=None, axis=None, keepdims=False: \
+        float(np.sum(t * rt.norm_grad(1.0, x, z, ord, axis, keepdims)))
+
+
+@overload(rt.average_tangent)
+def _ov_average_tangent(ta, tw, a, weights, z, axis=None, returned=False, keepdims=False):
+    if not _is_none(axis):
+        return None
+    if _is_scalar(a) and _is_none(weights):
+        return lambda ta, tw, a, weights, z, axis=None, returned=False, keepdims=False: \
+            _value(ta)
+    if not _is_array(a):
+        return None
+    if _is_none(weights):
+        return lambda ta, tw, a, weights, z, axis=None, returned=False, keepdims=False: \
+            np.sum(ta) / a.size
+    if not _is_array(weights):
+        return None
+    return lambda ta, tw, a, weights, z, axis=None, returned=False, keepdims=False: \
+        (np.sum(ta * weights) + np.sum((a - z) * tw)) / np.sum(weights)

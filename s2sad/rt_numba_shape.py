@@ -54,13 +54,12 @@ def _ov_reshape_like(g, like):
 _like = rt.reshape_like   # g, holding as many elements as like, in like's shape
 
 
-@overload(rt.reshape_grad)
+@overload(rt.reshape_grad, prefer_literal=True)
 def _ov_reshape_grad(g, a, order):
-    def impl(g, a, order):
-        if order != "C":
-            raise NotImplementedError("reshape_grad: only order='C' is compiled")
-        return _like(g, a)
-    return impl
+    # only order 'C', written as a constant (a typing failure, not a run-time one, otherwise)
+    if not (isinstance(order, types.StringLiteral) and order.literal_value == "C"):
+        return None
+    return lambda g, a, order: _like(g, a)
 
 
 @njit
@@ -440,3 +439,97 @@ def _ov_delete_grad(g, arr, obj, axis):
     if isinstance(obj, (types.List, types.BaseTuple)):
         return lambda g, arr, obj, axis: _delete_grad(g, arr, np.array(obj))
     return lambda g, arr, obj, axis: _delete_grad(g, arr, obj)
+
+
+# ---- tangents (forward mode) ---------------------------------------------------------------------
+
+@overload(rt.atleast_tangents)
+def _ov_atleast_tangents(tangents, z):
+    if not _is_sequence(tangents):
+        return None
+    if len(tangents) == 1:
+        return lambda tangents, z: rt.reshape_like(tangents[0], z)
+    if not _is_sequence(z):
+        return None
+    parts = [f"reshape_like(tangents[{k}], z[{k}])" for k in range(len(tangents))]
+    return _generate("atleast_tangents", ["tangents", "z"], [f"return ({', '.join(parts)},)"],
+                     {"reshape_like": rt.reshape_like})
+
+
+@overload(rt.delete)
+def _ov_delete(arr, obj, axis=None):
+    if not (_is_array(arr) and _is_none(axis)):
+        return None
+    return lambda arr, obj, axis=None: np.delete(arr, obj).astype(np.float64)
+
+
+@overload(rt.repeat)
+def _ov_repeat(a, repeats, axis=None):
+    if not (_is_array(a) and _is_none(axis)):
+        return None
+    return lambda a, repeats, axis=None: np.repeat(a, repeats).astype(np.float64)
+
+
+@overload(rt.roll)
+def _ov_roll(a, shift, axis=None):
+    if not (_is_array(a) and _is_none(axis)):
+        return None
+    return lambda a, shift, axis=None: np.roll(a, shift).astype(np.float64)
+
+
+def _is_constant(t, *values):
+    """Whether the Numba type t is a constant (a literal, or an omitted argument's default)
+    among `values`: the forms an overload compiles are decided when typing, never at run time."""
+    if isinstance(t, types.Omitted):
+        t = t.value
+    if isinstance(t, types.Literal):
+        t = t.literal_value
+    return isinstance(t, (int, str)) and not isinstance(t, bool) and t in values
+
+
+@overload(rt.take, prefer_literal=True)
+def _ov_take(a, indices, axis=None, mode="raise"):
+    if not (_is_array(a) and _is_constant(mode, "raise")):
+        return None
+    if isinstance(indices, types.Integer) and _is_none(axis):
+        def one(a, indices, axis=None, mode="raise"):
+            _raise_mode(mode)
+            return float(np.take(a, indices))
+        return one
+    if _is_none(axis):
+        def flat(a, indices, axis=None, mode="raise"):
+            _raise_mode(mode)
+            return np.take(a, indices).astype(np.float64)
+        return flat
+    if not (isinstance(axis, types.Integer) and _is_array(indices)):
+        return None
+
+    def along(a, indices, axis=None, mode="raise"):
+        _raise_mode(mode)
+        return np.take(a, indices, axis=axis).astype(np.float64)
+    return along
+
+
+@njit
+def _raise_mode(mode):
+    if mode != "raise":
+        raise ValueError("rt.take: Numba supports mode='raise' only")
+
+
+@overload(rt.sort_permute, prefer_literal=True)
+def _ov_sort_permute(t, a, axis=-1):
+    if not (_is_array(a) and _is_array(t) and _is_constant(axis, -1, a.ndim - 1)):
+        return None  # Numba sorts along the last axis only
+
+    def impl(t, a, axis=-1):
+        n = a.shape[-1]
+        rows = a.size // n
+        keys = np.ascontiguousarray(a).reshape((rows, n))
+        values = np.ascontiguousarray(t).astype(np.float64).reshape((rows, n))
+        out = np.empty((rows, n))
+        for r in range(rows):
+            order = np.argsort(keys[r], kind="mergesort")
+            for i in range(n):
+                out[r, i] = values[r, order[i]]
+        return out.reshape(t.shape)
+    return impl

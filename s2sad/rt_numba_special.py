@@ -6,6 +6,7 @@ from numba import njit, types  # noqa: F401
 from numba.extending import overload  # noqa: F401
 
 from s2sad import rt  # noqa: F401
+from s2sad import rt_special
 from s2sad.rt_special import _DIGAMMA_SHIFT, _SINC_SMALL
 
 _C1, _C2, _C3, _C4, _C5, _C6 = 1.0 / 12.0, -1.0 / 120.0, 1.0 / 252.0, -1.0 / 240.0, \
@@ -57,6 +58,49 @@ def _elementwise(scalar):
 
 overload(rt.digamma)(_elementwise(_digamma))
 overload(rt.sinc_grad)(_elementwise(_sinc_grad))
+
+_polygamma = njit(rt_special._polygamma_scalar)
+_sinc_deriv = njit(rt_special._sinc_deriv_scalar)
+
+
+@njit
+def _polygamma_n(n, x):
+    return _digamma(x) if n == 0 else _polygamma(n, x)
+
+
+@njit
+def _each(scalar, n, x):
+    """scalar(n, element) for every element of array x (a new C-order float64 array)."""
+    out = np.empty(x.shape)
+    flat = out.reshape(out.size)
+    i = 0
+    for v in x.flat:
+        flat[i] = scalar(n, float(v))
+        i += 1
+    return out
+
+
+@overload(rt.polygamma)
+def _ov_polygamma(n, x):
+    if isinstance(x, (types.Float, types.Integer, types.Boolean)):
+        return lambda n, x: _polygamma_n(int(n), float(x))
+    if isinstance(x, types.Array):
+        return lambda n, x: _each(_polygamma_n, int(n), x)
+    return None
+
+
+@njit
+def _sinc_deriv_n(n, x):
+    return _sinc_deriv(x, n)
+
+
+@overload(rt.sinc_deriv)
+def _ov_sinc_deriv(x, n):
+    if isinstance(x, (types.Float, types.Integer, types.Boolean)):
+        return lambda x, n: _sinc_deriv(float(x), int(n))
+    if isinstance(x, types.Array):
+        return lambda x, n: _each(_sinc_deriv_n, int(n), x)
+    return None
 
 
 @overload(rt.sum_grads)

@@ -12,7 +12,8 @@ __all__ = ["reshape_like", "reshape_grad", "array_grad", "atleast_grads", "trans
            "column_stack_grads", "dstack_grads", "split_grad", "append_grad_arr",
            "append_grad_values", "tile_grad", "repeat_grad", "flip_grad", "roll_grad",
            "diag_grad", "diagonal_grad", "take_grad", "take_along_axis_grad", "pad_grad",
-           "pad_values_grad", "sort_grad", "delete_grad"]
+           "pad_values_grad", "sort_grad", "delete_grad",
+           "atleast_tangents", "delete", "repeat", "roll", "take", "sort_permute"]
 
 
 def _is_scalar(x):
@@ -305,3 +306,45 @@ def sort_grad(g, a, axis):
     out = np.zeros(np.shape(a))
     np.put_along_axis(out, order, g, axis)
     return out
+
+
+# ---- tangents (forward mode) --------------------------------------------------------------------
+# Spellings of NumPy functions that Numba compiles with every argument given (the tangent
+# templates pass defaults explicitly); each has its own rules in templates/runtime.py.
+
+def atleast_tangents(tangents, z):
+    """The tangents of z = np.atleast_1d/2d/3d(*arys), each reshaped like its result (z is the
+    one result, or the tuple of them)."""
+    if len(tangents) == 1:
+        return reshape_like(tangents[0], z)
+    return tuple(reshape_like(t, r) for t, r in zip(tangents, z))
+
+
+def delete(arr, obj, axis=None):
+    """np.delete(arr, obj, axis) in float64."""
+    return np.asarray(np.delete(arr, obj, axis), dtype=np.float64)
+
+
+def repeat(a, repeats, axis=None):
+    """np.repeat(a, repeats, axis) in float64."""
+    return np.asarray(np.repeat(a, repeats, axis), dtype=np.float64)
+
+
+def roll(a, shift, axis=None):
+    """np.roll(a, shift, axis) in float64."""
+    return np.asarray(np.roll(a, shift, axis), dtype=np.float64)
+
+
+def take(a, indices, axis=None, mode="raise"):
+    """np.take(a, indices, axis, mode=mode) in float64 (a float for one element)."""
+    out = np.take(a, indices, axis, mode=mode)
+    return float(out) if np.ndim(out) == 0 else np.asarray(out, dtype=np.float64)
+
+
+def sort_permute(t, a, axis=-1):
+    """t reordered the way np.sort(a, axis) reorders a (stably): the tangent of the sort.
+    Locally constant in a."""
+    order = np.argsort(a, axis=axis, kind="stable")
+    if axis is None:
+        return np.asarray(np.ravel(t), dtype=np.float64)[order]
+    return np.asarray(np.take_along_axis(np.asarray(t, dtype=np.float64), order, axis))

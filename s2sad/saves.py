@@ -13,13 +13,15 @@ must see the value they had at that statement. Two ways to get there, chosen per
 Outside loops a value is kept in a local (`_x_0 = x`); inside a loop on a stack, one per name
 (`_stack_x.append(x)` / `x = _stack_x.pop()`). Only names some backward block reads are kept.
 An `if` that has backward work records its branch (`_branch0`), a loop its trip count
-(`_trips0`); on a stack when they are themselves inside a loop.
+(`_trips0`); on a stack when they are themselves inside a loop. A checkpointed loop
+(checkpoint.py) keeps snapshots in the forward sweep and runs this taped code per segment in the
+backward sweep.
 """
 import collections
 
 import gast
 
-from . import activity, nodes, normalize
+from . import activity, checkpoint, nodes, normalize
 
 
 class Saves:
@@ -166,7 +168,7 @@ class Saves:
 
     def _indexable(self, loop):
         if not isinstance(loop, gast.For) or getattr(loop, "s2sad_exits", None) or \
-                id(loop) not in self.recorded:
+                id(loop) not in self.recorded or checkpoint.is_checkpointed(loop):
             return False
         start, step = _range_start_step(loop.iter)
         counter = loop.target.id
@@ -228,8 +230,9 @@ class Saves:
         code = [nodes.Comment(f"grad of: {self._header(statement)}")]
         code.extend(self.loads.get(id(statement), []))
         if self.region_of[id(statement)] is not None:
-            code.append(nodes.assign(trips, _pop(self._stack(("trips", trips),
-                                                             f"_stack{trips}"))))
+            code.append(self.pop_count(("trips", trips), trips))
+        if checkpoint.is_checkpointed(statement):
+            return code + checkpoint.backward(self, statement, counter, first + body)
         backwards = _call("range", gast.BinOp(nodes.name(trips), gast.Sub(), nodes.constant(1)),
                           _minus_one(), _minus_one())
         return code + [gast.For(nodes.name(counter, store=True), backwards, first + body, [],
@@ -239,16 +242,29 @@ class Saves:
         """The backward loop's counter, and the statement recomputing the forward counter."""
         if not isinstance(loop, gast.For):
             return self.namer.numbered("_k"), []
-        start, step = _range_start_step(loop.iter)
         target = loop.target.id
-        if _is_constant(start, 0) and _is_constant(step, 1):
+        if self.bounds(loop) is None:
             return target, []
         k = self.namer.numbered("_k")
-        start_atom, step_atom = self._bookkeeping(loop, start, "_start"), \
-            self._bookkeeping(loop, step, "_step")
-        value = gast.BinOp(start_atom, gast.Add(),
-                           gast.BinOp(nodes.name(k), gast.Mult(), step_atom))
-        return k, [nodes.assign(target, value)]
+        return k, [nodes.assign(target, self.counter_value(loop, nodes.name(k)))]
+
+    def bounds(self, loop):
+        """The (start, step) of a `for` over a range as the backward sweep can read them, or
+        None for a range from 0 by 1."""
+        start, step = _range_start_step(loop.iter)
+        if _is_constant(start, 0) and _is_constant(step, 1):
+            return None
+        if ("atoms", id(loop)) not in self.recorded:
+            self.recorded[("atoms", id(loop))] = (self._bookkeeping(loop, start, "_start"),
+                                                  self._bookkeeping(loop, step, "_step"))
+        return self.recorded[("atoms", id(loop))]
+
+    def counter_value(self, loop, trip):
+        """The loop counter at trip number `trip` (an expression): `start + trip * step`."""
+        if self.bounds(loop) is None:
+            return trip
+        start, step = self.bounds(loop)
+        return gast.BinOp(start, gast.Add(), gast.BinOp(trip, gast.Mult(), step))
 
     def _bookkeeping(self, loop, atom, base):
         """A range bound the backward loop needs: literals inline, names kept at loop entry."""
@@ -264,12 +280,16 @@ class Saves:
 
     # ---- the forward sweep -------------------------------------------------------------------
 
-    def forward(self, statements):
+    def forward(self, statements, taped=True):
+        """The forward sweep of `statements`: the primal code with what is kept for the backward
+        sweep, or (`taped=False`) the primal code alone."""
         out, previous = [], None
         for statement in statements:
             origin = _origin(statement)
-            code = self.before.get(id(statement), []) + self._forward_one(statement) + \
-                self.after.get(id(statement), [])
+            code = self._forward_one(statement, taped)
+            if taped:
+                code = self.before.get(id(statement), []) + code + \
+                    self.after.get(id(statement), [])
             if not code:
                 continue  # a `with s2sad.grad_of(...)`: backward only
             if origin is not previous and not getattr(statement, "s2sad_guard", False):
@@ -279,13 +299,15 @@ class Saves:
             out.extend(code)
         return out
 
-    def _forward_one(self, statement):
+    def _forward_one(self, statement, taped=True):
         in_loop = self.region_of[id(statement)] is not None
         if isinstance(statement, gast.If):
-            body, orelse = self.forward(statement.body), self.forward(statement.orelse)
-            flag = self.recorded.get(id(statement))
+            body, orelse = self.forward(statement.body, taped), \
+                self.forward(statement.orelse, taped)
+            flag = self.recorded.get(id(statement)) if taped else None
             if flag is None:
-                return [gast.If(statement.test, body or [gast.Pass()], orelse)]
+                test = statement.test if taped else nodes.clone(statement.test)
+                return [gast.If(test, body or [gast.Pass()], orelse)]
             code = [nodes.assign(flag, statement.test)]
             if in_loop:
                 code.append(_push(self._stack(("flag", flag), f"_stack{flag}"),
@@ -299,20 +321,15 @@ class Saves:
                 # a view of an array written in place later would change under our feet
                 copy = gast.Assign(statement.targets, nodes.call("rt.saved", value), None)
                 return [gast.copy_location(copy, statement)]
-            return [statement]
-        body = self.forward(statement.body)
+            return [statement] if taped else [nodes.clone(statement)]
+        if taped and checkpoint.is_checkpointed(statement) and id(statement) in self.recorded:
+            return checkpoint.forward(self, statement)
+        body = self.forward(statement.body, taped)
         exits = getattr(statement, "s2sad_exits", [])
         if exits:
-            test = nodes.name(exits[0]) if len(exits) == 1 else \
-                gast.BoolOp(gast.Or(), [nodes.name(f) for f in exits])
-            body.append(gast.If(test, [gast.Break()], []))
-        trips = self.recorded.get(id(statement))
-        code = []
-        for local, atom in self.recorded.get(("bounds", id(statement)), []):
-            code.append(nodes.assign(local, atom))
-            if in_loop:
-                code.append(_push(self._stack(("bounds", local), f"_stack{local}"),
-                                  nodes.name(local)))
+            body.append(checkpoint.exit_test(exits))
+        trips = self.recorded.get(id(statement)) if taped else None
+        code = self.keep_bounds(statement) if taped else []
         if trips is not None:
             if isinstance(statement, gast.For) and not exits:
                 code.append(nodes.assign(trips, _call("len", statement.iter)))
@@ -320,13 +337,31 @@ class Saves:
                 code.append(nodes.assign(trips, nodes.constant(0)))
                 body.insert(0, nodes.assign(trips, gast.BinOp(
                     nodes.name(trips), gast.Add(), nodes.constant(1))))
-        loop = type(statement)(**{f: getattr(statement, f) for f in statement._fields})
+        copy = (lambda node: node) if taped else nodes.clone
+        loop = type(statement)(**{f: [] if f in ("body", "orelse") else copy(getattr(statement, f))
+                                  for f in statement._fields})
         loop.body, loop.orelse = body or [gast.Pass()], []
         code.append(loop)
         if trips is not None and in_loop:
-            code.append(_push(self._stack(("trips", trips), f"_stack{trips}"),
-                              nodes.name(trips)))
+            code.append(self.keep_count(("trips", trips), trips))
         return code
+
+    def keep_bounds(self, loop):
+        """Forward: the range bounds the backward loop needs, kept at loop entry."""
+        code = []
+        for local, atom in self.recorded.get(("bounds", id(loop)), []):
+            code.append(nodes.assign(local, atom))
+            if self.region_of[id(loop)] is not None:
+                code.append(self.keep_count(("bounds", local), local))
+        return code
+
+    def keep_count(self, key, name):
+        """Forward: push the bookkeeping value `name` on its stack (inside loops)."""
+        return _push(self._stack(key, f"_stack{name}"), nodes.name(name))
+
+    def pop_count(self, key, name):
+        """Backward: `name = <its stack>.pop()`."""
+        return nodes.assign(name, _pop(self._stack(key, f"_stack{name}")))
 
     # ---- comments ----------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Verify a derivative rule the way every built-in rule is verified.
 
-Each check of a rule (templates/__init__.py: `check(...)`, or the defaults for elementwise ufuncs
-and `math` functions) becomes a small function in a real file,
+Reverse mode (the adjoint template). Each check of a rule (templates/__init__.py: `check(...)`,
+or the defaults for elementwise ufuncs and `math` functions) becomes a small function in a real
+file,
 
     def case_0(x, y, _w):
         out = numpy.arctan2(x, y)
@@ -10,6 +11,17 @@ and `math` functions) becomes a small function in a real file,
 whose gradient w.r.t. every input is compared with central finite differences at random inputs,
 run as Python and compiled by Numba, and the two runs with each other. A check Numba is declared
 unable to compile must fall back to Python with a warning; one declared compilable must not.
+
+Forward mode (the tangent template, explicit or derived). Each check becomes a function
+returning `out` itself,
+
+    def case_0(x, y):
+        out = numpy.arctan2(x, y)
+        return out
+
+whose generated tangent function (`pipeline.tangent`), fed a random direction for every input,
+must give the central finite difference of `out` along that direction (every element, and the
+shape), run as Python and compiled, the two runs agreeing.
 
     s2sad.verify(numpy.arctan2)        # raises VerificationError naming the failing check
 """
@@ -42,6 +54,7 @@ OPERATORS = {operator.add: "{0} + {1}", operator.sub: "{0} - {1}", operator.mul:
              operator.floordiv: "{0} // {1}", operator.neg: "-{0}", operator.pos: "+{0}",
              operator.lt: "{0} < {1}", operator.le: "{0} <= {1}", operator.gt: "{0} > {1}",
              operator.ge: "{0} >= {1}", operator.eq: "{0} == {1}", operator.ne: "{0} != {1}"}
+HEADER = "import math\nimport numpy\nfrom s2sad import rt\n"  # what a check's code may name
 ELEMENTWISE_SHAPES = {1: [((),), ((4,),), ((2, 3),)],
                       2: [((), ()), ((2, 3), (2, 3)), ((2, 3), (3,)), ((), (3,)), ((3, 1), (1, 2))]}
 
@@ -94,14 +107,27 @@ def cases(primal):
     return [Case(code, tuple(zip(names, s)), rule.domain, rule.numba) for s in shapes]
 
 
-def verify(primal, jit=True, seed=0):
-    """Check every case of a rule; returns the number of cases, raises VerificationError."""
+def verify(primal, jit=True, seed=0, tangent=None):
+    """Check every case of a rule, its adjoint and (`tangent`: True, False, or None for "when
+    it has one") its tangent; returns the number of cases, raises VerificationError."""
     checked = check_python(primal, seed)
+    if tangent is None:
+        tangent = has_tangent(primal)
+    tangents = check_tangent_python(primal, seed) if tangent else []
     if jit:
         error = check_compiled(primal, checked)
+        if error is None and tangent:
+            error = check_tangent_compiled(primal, tangents)
         if error is not None:
             raise error
     return len(checked)
+
+
+def has_tangent(primal):
+    """Whether a registered primal (or an array method's function) has a tangent rule,
+    explicit or derived from an elementwise adjoint template."""
+    from .template import tangent_rule
+    return tangent_rule(getattr(primal, "function", primal)) is not None
 
 
 @dataclasses.dataclass
@@ -155,14 +181,25 @@ def check_compiled(primal, checked, sample=None, every_declaration=True):
     return error
 
 
-def compiled_error(index, sample=None, every_declaration=True):
-    """check_compiled for the index-th registered rule, as text (for worker processes)."""
+MODES = ("adjoint", "tangent")
+
+
+def compiled_errors(index, sample=None, every_declaration=True, modes=MODES):
+    """The compiled side of verifying the index-th registered rule, for worker processes:
+    {mode: error text or None} for each of `modes` ("adjoint": check_compiled, "tangent":
+    check_tangent_compiled)."""
     primal = registered()[index]
-    try:
-        error = check_compiled(primal, check_python(primal), sample, every_declaration)
-    except VerificationError as exc:
-        error = exc
-    return None if error is None else str(error)
+    errors = {}
+    for mode in modes:
+        try:
+            if mode == "adjoint":
+                error = check_compiled(primal, check_python(primal), sample, every_declaration)
+            else:
+                error = check_tangent_compiled(primal, check_tangent_python(primal), sample)
+        except VerificationError as exc:
+            error = exc
+        errors[mode] = None if error is None else str(error)
+    return errors
 
 
 def _compiled(primal, cases):
@@ -188,8 +225,9 @@ def _try_compiled(primal, cases):
         body += statements
         scalar = numpy.ndim(one.args[-1]) == 0
         totals.append(f"c{k}_out * c{k}__w" if scalar else f"numpy.sum(c{k}_out * c{k}__w)")
-    text = "import math\nimport numpy\n\n\ndef batch({}):\n{}    return {}\n".format(
-        ", ".join(parameters), "".join(f"    {line}\n" for line in body), " + ".join(totals))
+    text = "{}\n\ndef batch({}):\n{}    return {}\n".format(
+        HEADER, ", ".join(parameters), "".join(f"    {line}\n" for line in body),
+        " + ".join(totals))
     function = _write_module(text).batch
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JitFallbackWarning)
@@ -232,6 +270,123 @@ def _renamed(case, prefix):
         [ast.unparse(statement) for statement in tree.body]
 
 
+# ---- tangents (forward mode) --------------------------------------------------------------------
+
+@dataclasses.dataclass
+class CheckedTangent:
+    """A case whose Python tangent matched finite differences."""
+    case: Case
+    inputs: list         # the inputs
+    directions: list     # the tangent of each input
+    tangent: object      # the Python run's tangent of `out`
+
+
+def check_tangent_python(primal, seed=0):
+    """Run the tangent of every case of `primal` as Python against central finite differences
+    along a random direction; raise on a mismatch."""
+    found = cases(primal)
+    if not found:
+        raise VerificationError(f"{label(primal)}: no checks to verify it with (give its rule "
+                                "checks=[s2sad.check(...)])")
+    module = _tangent_module_of(found)
+    rng = numpy.random.default_rng(seed)
+    checked = []
+    for k, case in enumerate(found):
+        function = getattr(module, f"case_{k}")
+        inputs = _draw(case, rng)
+        directions = [float(rng.uniform(-1.0, 1.0)) if numpy.ndim(v) == 0 else
+                      rng.uniform(-1.0, 1.0, numpy.shape(v)) for v in inputs]
+        what = f"{label(primal)}: check {case.label}: tangent"
+        value, tangent = _run_tangent(function, inputs, directions, False, what)
+        _compare(value, function(*inputs), SAME, f"{what}: value vs the function's")
+        _compare(tangent, directional_difference(function, inputs, directions), RTOL,
+                 f"{what} (Python) vs finite differences")
+        checked.append(CheckedTangent(case, inputs, directions, tangent))
+    return checked
+
+
+def check_tangent_compiled(primal, checked, sample=None):
+    """The Numba side of verifying `primal`'s tangent, given its Python-verified cases: the
+    cases declared compilable run compiled, as one generated function returning every case's
+    `out`, and must give the Python tangents. `sample` as for check_compiled. Returns the
+    VerificationError, or None."""
+    compilable = [one for one in checked if one.case.numba]
+    if sample is not None and len(compilable) > sample:
+        compilable = compilable[:sample - 1] + compilable[-1:]
+    if not compilable:
+        return None
+    try:
+        return _try_tangent_compiled(primal, compilable)
+    except VerificationError as exc:
+        return exc
+    except S2sadError as exc:
+        return VerificationError(f"{label(primal)}: compiled tangent verification failed: {exc}")
+
+
+def _try_tangent_compiled(primal, cases):
+    from .jit import JitFallbackWarning
+    parameters, body, outs, inputs, directions = [], [], [], [], []
+    for k, one in enumerate(cases):  # each case's names prefixed: `c0_x`, `c1_x`, ...
+        names, statements = _renamed(one.case, f"c{k}_")
+        parameters += names
+        body += statements
+        outs.append(f"c{k}_out")
+        inputs += one.inputs
+        directions += one.directions
+    text = "{}\n\ndef batch({}):\n{}    return ({},)\n".format(
+        HEADER, ", ".join(parameters), "".join(f"    {line}\n" for line in body),
+        ", ".join(outs))
+    function = _write_module(text).batch
+    what = f"{label(primal)}: tangent"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JitFallbackWarning)
+        returned = _run_tangent(function, inputs, directions, True, what)
+    tangents = returned[len(cases):]  # a tuple's values, then their tangents, flat
+    fell_back = [w for w in caught if issubclass(w.category, JitFallbackWarning)]
+    if fell_back:
+        return VerificationError(f"{label(primal)}: declared Numba-compatible, but Numba fell "
+                                 f"back to Python for the tangent:\n{fell_back[0].message}")
+    for one, value, tangent in zip(cases, returned, tangents):
+        what = f"{label(primal)}: check {one.case.label}: tangent Numba vs Python"
+        if numpy.shape(tangent) != numpy.shape(one.tangent) and \
+                numpy.shape(tangent) == numpy.shape(value):  # Numba's primal has that shape
+            tangent = numpy.reshape(tangent, numpy.shape(one.tangent))  # (cumsum of a number)
+        _compare(tangent, one.tangent, SAME, what)
+    return None
+
+
+def _run_tangent(function, inputs, directions, jit, what):
+    """(value, tangent) of `function` at `inputs` along `directions`, through the generated
+    tangent function (forward mode w.r.t. every input)."""
+    from . import pipeline
+    from .jit import Runner
+    generated = pipeline.tangent(function, tuple(range(len(inputs))))
+    runner = Runner(generated.path, generated.function, jit, f"the tangent of {what}",
+                    generated.python_only)
+    with warnings.catch_warnings():  # a check may have inputs its result ignores
+        warnings.simplefilter("ignore", ZeroGradientWarning)
+        return runner(*inputs, *directions)
+
+
+def _tangent_module_of(found):
+    """The cases as functions returning `out`, in one real file (s2sad reads their source)."""
+    lines = [HEADER]
+    for k, case in enumerate(found):
+        names = [name for name, _ in case.inputs]
+        lines += [f"def case_{k}({', '.join(names)}):"]
+        lines += [f"    {line}" for line in _statements(case).splitlines()]
+        lines += ["    return out", ""]
+    return _write_module("\n".join(lines) + "\n")
+
+
+def directional_difference(f, inputs, directions, eps=FD_STEP):
+    """Central difference of f (a float or an array) at `inputs` along `directions`."""
+    def at(sign):
+        moved = [x + sign * eps * v for x, v in zip(inputs, directions)]
+        return numpy.asarray(f(*moved), dtype=float)
+    return (at(1.0) - at(-1.0)) / (2 * eps)
+
+
 # ---- building the check functions ---------------------------------------------------------------
 
 def _case(check, rule, primal):
@@ -270,7 +425,7 @@ def _module(primal):
 def _module_of(found):
     """Write the cases as functions of one real file (s2sad reads their source) and import it."""
     rng = numpy.random.default_rng(0)
-    lines = ["import math", "import numpy", ""]
+    lines = [HEADER]
     for k, case in enumerate(found):
         out = _evaluate(case, _draw(case, rng))
         names = [name for name, _ in case.inputs]
@@ -341,7 +496,8 @@ def _draw(case, rng):
 
 
 def _evaluate(case, inputs):
-    namespace = {"numpy": numpy, "math": math}
+    from . import rt
+    namespace = {"numpy": numpy, "math": math, "rt": rt}
     namespace.update({name: value for (name, _), value in zip(case.inputs, inputs)})
     exec(_statements(case), namespace)
     out = namespace["out"]
@@ -391,20 +547,25 @@ def registered():
 
 
 def verify_all(indices=None, sample=None, every_declaration=True, jobs=2, fast_compile=False,
-               progress=None):
-    """{index: error text or None} for registered rules, the Numba side in `jobs` worker
-    processes (Numba compiles on one core each). `fast_compile` lowers LLVM's optimisation level
-    in the workers: what compiles, and the numbers, are the same; compiling is about a third
-    faster. `progress(done, total, index, error)` is called as results come in."""
+               progress=None, modes=MODES):
+    """{index: {mode: error text or None}} for registered rules (modes: "adjoint", "tangent"),
+    the Numba side in `jobs` worker processes (Numba compiles on one core each). `fast_compile`
+    lowers LLVM's optimisation level in the workers: what compiles, and the numbers, are the
+    same; compiling is about a third faster. `progress(done, total, index, errors)` is called as
+    results come in. Rules without a tangent rule are verified in reverse mode only."""
     import concurrent.futures
     import multiprocessing
-    indices = list(range(len(registered()))) if indices is None else list(indices)
+    rules = registered()
+    indices = list(range(len(rules))) if indices is None else list(indices)
     results = {}
     context = multiprocessing.get_context("spawn")  # never fork a process that loaded LLVM
     with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context,
                                                 initializer=_worker_setup,
                                                 initargs=(fast_compile,)) as pool:
-        futures = {pool.submit(compiled_error, i, sample, every_declaration): i for i in indices}
+        futures = {pool.submit(compiled_errors, i, sample, every_declaration,
+                               tuple(m for m in modes
+                                     if m == "adjoint" or has_tangent(rules[i]))): i
+                   for i in indices}
         for future in concurrent.futures.as_completed(futures):
             index = futures[future]
             results[index] = future.result()
@@ -424,33 +585,50 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="s2sad verify",
         description="Verify every registered derivative rule (or those whose name contains "
-                    "PATTERN): finite differences as Python, then compiled by Numba.")
+                    "PATTERN) against finite differences, as Python then compiled by Numba: "
+                    "the adjoint (reverse mode: the gradient w.r.t. every input) and the tangent "
+                    "(forward mode: the derivative along a random direction of every input).")
     parser.add_argument("pattern", nargs="?", default="")
     parser.add_argument("--sample", type=int, default=None,
                         help="compile at most this many checks per rule (default: all)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--adjoints", dest="modes", action="store_const", const=("adjoint",),
+                      default=MODES, help="verify the adjoints (reverse mode) only")
+    only.add_argument("--tangents", dest="modes", action="store_const", const=("tangent",),
+                      help="verify the tangents (forward mode) only")
     options = parser.parse_args(argv)
     rules = registered()
     chosen = [i for i, p in enumerate(rules) if options.pattern in label(p)]
     failures = []
+    python_side = {"adjoint": check_python, "tangent": check_tangent_python}
     for i in chosen:  # the Python side first: fast, and the clearest messages
-        try:
-            check_python(rules[i])
-        except VerificationError as exc:
-            failures.append((i, str(exc)))
-    print(f"Python: {len(chosen) - len(failures)}/{len(chosen)} rules match finite differences",
-          flush=True)
+        for mode in options.modes:
+            if mode == "tangent" and not has_tangent(rules[i]):
+                failures.append((i, f"{label(rules[i])}: no tangent rule"))
+                break
+            try:
+                python_side[mode](rules[i])
+            except VerificationError as exc:
+                failures.append((i, str(exc)))
+                break
+    print(f"Python: {len(chosen) - len(failures)}/{len(chosen)} rules match finite differences "
+          f"({', '.join(options.modes)})", flush=True)
 
-    def progress(done, total, index, error):
-        print(f"[{done}/{total}] {label(rules[index])}: {'FAILED' if error else 'ok'}",
+    def progress(done, total, index, errors):
+        failed = any(errors.values())
+        print(f"[{done}/{total}] {label(rules[index])}: {'FAILED' if failed else 'ok'}",
               flush=True)
     bad = {i for i, _ in failures}
     results = verify_all([i for i in chosen if i not in bad], options.sample,
-                         every_declaration=True, jobs=options.jobs, progress=progress)
-    failures += [(i, error) for i, error in results.items() if error]
+                         every_declaration=True, jobs=options.jobs, progress=progress,
+                         modes=options.modes)
+    failures += [(i, error) for i, errors in results.items() for error in errors.values()
+                 if error]
     for i, error in failures:
         print(f"\nFAILED {label(rules[i])}:\n{error}")
-    print(f"\n{len(chosen) - len(failures)}/{len(chosen)} rules verified")
+    failed = len({i for i, _ in failures})
+    print(f"\n{len(chosen) - failed}/{len(chosen)} rules verified")
     return 1 if failures else 0
 
 

@@ -11,11 +11,29 @@ states one argument's contribution to its adjoint:
 `d[z]` is the adjoint of the result. The engine turns each line into an accumulation
 (`dx = dx + dz * numpy.cos(x)`), skips lines for arguments that do not need a gradient, and, for
 rules registered with `broadcasting=True`, sums the contribution back to the argument's shape
-(`rt.unbroadcast`). Template bodies may use only their parameters, `d[...]`, and the modules
-`numpy`, `math` and `rt` (s2sad's runtime helpers); longer rules call a named helper in `rt`.
+(`rt.unbroadcast`). Template bodies may use only their parameters, `d[...]`, the modules
+`numpy`, `math` and `rt` (s2sad's runtime helpers; longer rules call a named helper there), and
+functions of the template's own module (a user's rule may call its own helpers).
+
+A rule may be given for any function, also a user's own or a third-party one: calls to it are
+then differentiated by the rule instead of by reading its source. Generated code calls such a
+function through a generated copy of it when s2sad can read its source (Numba compiles it), or
+imports it as it is (a `numba.njit` function stays compiled; anything else makes the gradient
+run as Python).
 
 Kinds of rule:
-- `@adjoint(f, ...)`: a derivative template (above).
+- `@adjoint(f, ...)`: a derivative template (above), for reverse mode.
+- `@tangent(f)`: a tangent template, for forward mode: one line giving the result's tangent
+  from the arguments' tangents, `d[x]` now being the tangent of x:
+
+      @tangent(numpy.sum)
+      def sum(z, x, axis=None):
+          d[z] = numpy.sum(d[x], axis)
+
+  Elementwise functions (NumPy ufuncs, `math`, arithmetic operators) need none: their tangent
+  is derived from the adjoint template (`d[z] * numpy.cos(x)` read with d[x] for d[z], summed
+  over the arguments). The tangent of an argument that carries none is zero, and the engine
+  simplifies it away (`d[a] @ b + a @ d[b]` becomes `a @ d[b]` when only b varies).
 - `nondifferentiable(f, ...)`: the result carries no gradient, by declaration (floor, shape, ...).
 - `not_implemented(f, ...)`: a known gap; the error says so instead of "unknown function".
 
@@ -168,6 +186,51 @@ def not_implemented(*primals, note=""):
         REGISTRY[_key(primal)] = Rule(primal, "not_implemented", note=note)
 
 
+TANGENTS = {}
+
+
+def tangent(*primals):
+    """Register the decorated function as the tangent (forward-mode) template of each primal:
+    its one line `d[result] = expression` gives the result's tangent, reading the arguments'
+    tangents as `d[argument]`. Tangent code is itself differentiated in reverse mode (for
+    second derivatives), so use functions that have adjoint rules."""
+    if not primals:
+        raise TypeError("tangent() needs the function(s) the template differentiates")
+
+    def register(template):
+        if not inspect.isfunction(template):
+            raise TypeError("a tangent template must be a plain `def` function")
+        for primal in primals:
+            TANGENTS[_key(primal)] = template
+        return template
+    return register
+
+
+def tangent_for(primal):
+    """The registered tangent template for `primal`, or None."""
+    try:
+        return TANGENTS.get(primal)
+    except TypeError:
+        return None
+
+
+_ELEMENTWISE_OPERATORS = {"add", "sub", "mul", "truediv", "pow", "mod", "neg", "pos"}
+
+
+def elementwise(primal):
+    """Whether `primal` acts element by element (with broadcasting), so that its tangent can
+    be derived from its adjoint template: plain NumPy ufuncs, `math` functions, arithmetic
+    operators, and builtins abs and pow."""
+    if isinstance(primal, numpy.ufunc):
+        return primal.signature is None  # not a generalized ufunc such as matmul
+    module = getattr(primal, "__module__", None)
+    if module == "math":
+        return True
+    if module in ("operator", "_operator"):
+        return primal.__name__ in _ELEMENTWISE_OPERATORS
+    return primal in (abs, pow)
+
+
 def rule_for(primal):
     """The registered Rule for `primal`, or None."""
     try:
@@ -179,3 +242,4 @@ def rule_for(primal):
 # The built-in rules register themselves on import.
 from . import operators, math_rules, numpy_rules  # noqa: E402,F401
 from . import numpy_reductions, numpy_linalg, numpy_shape, methods  # noqa: E402,F401
+from . import runtime  # noqa: E402,F401

@@ -6,7 +6,7 @@ import numpy
 
 from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, check, d, nondifferentiable
+from . import adjoint, check, d, nondifferentiable, tangent
 
 # ---- math -----------------------------------------------------------------------------------
 
@@ -207,6 +207,11 @@ def to_float(z, x):
     d[x] = d[z]
 
 
+@tangent(builtins.float)
+def to_float_tangent(z, x):
+    d[z] = d[x]
+
+
 @adjoint(builtins.pow, broadcasting=True, domain=(0.5, 2.0), checks=[
     check("pow(x, y)", x=(), y=()), check("pow(x, 2)", x=()),
     check("pow(x, y)", x=(3,), y=(), numba=False)])  # Numba's pow takes scalars
@@ -223,11 +228,21 @@ def builtin_max(z, a, b):
     d[b] = d[z] * (numpy.sign(b - a) + 1.0) * 0.5
 
 
+@tangent(builtins.max)
+def builtin_max_tangent(z, a, b):
+    d[z] = d[a] * (numpy.sign(a - b) + 1.0) * 0.5 + d[b] * (numpy.sign(b - a) + 1.0) * 0.5
+
+
 @adjoint(builtins.min, checks=[
     check("min(x, y)", x=(), y=()), check("min(x, 0.0)", x=()), check("min(1.0, y)", y=())])
 def builtin_min(z, a, b):
     d[a] = d[z] * (numpy.sign(b - a) + 1.0) * 0.5
     d[b] = d[z] * (numpy.sign(a - b) + 1.0) * 0.5
+
+
+@tangent(builtins.min)
+def builtin_min_tangent(z, a, b):
+    d[z] = d[a] * (numpy.sign(b - a) + 1.0) * 0.5 + d[b] * (numpy.sign(a - b) + 1.0) * 0.5
 
 
 # sum(iterable, start): every element gets the result's adjoint, summed to its own shape.
@@ -240,6 +255,11 @@ def builtin_min(z, a, b):
 def builtin_sum(z, iterable, start=0):
     d[iterable] = rt.sum_grads(d[z], iterable)
     d[start] = d[z]
+
+
+@tangent(builtins.sum)
+def builtin_sum_tangent(z, iterable, start=0):
+    d[z] = rt.total(d[iterable]) + d[start]
 
 
 nondifferentiable(math.floor, math.ceil, math.trunc, builtins.round, builtins.int)

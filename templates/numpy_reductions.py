@@ -12,7 +12,7 @@ import numpy
 
 from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, check, d, nondifferentiable, not_implemented
+from . import adjoint, check, d, nondifferentiable, not_implemented, tangent
 
 R = (3, 4)
 B = (2, 3, 4)
@@ -46,6 +46,11 @@ def sum(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = rt.unreduce(d[z], a, axis)
 
 
+@tangent(numpy.sum)
+def sum_tangent(z, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[z] = rt.reduce_sum(d[a], axis, keepdims)
+
+
 @adjoint(numpy.mean, checks=[
     check("numpy.mean(x)", x=R), check("numpy.mean(x)", x=(5,)), check("numpy.mean(x)", x=()),
     check("numpy.mean(x, axis=0)", x=R, numba=False),
@@ -54,6 +59,11 @@ def sum(z, a, axis=None, dtype=None, out=None, keepdims=False):
     check("numpy.mean(x, keepdims=True)", x=R, numba=False)])
 def mean(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = rt.unreduce(d[z], a, axis) / rt.reduced_size(a, axis)
+
+
+@tangent(numpy.mean)
+def mean_tangent(z, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[z] = rt.reduce_sum(d[a], axis, keepdims) / rt.reduced_size(a, axis)
 
 
 @adjoint(numpy.average, domain=(0.5, 1.5), checks=[
@@ -72,6 +82,11 @@ def average(z, a, axis=None, weights=None, returned=False, *, keepdims=False):
     d[weights] = rt.average_grad_weights(d[z], a, z, axis, weights, returned)
 
 
+@tangent(numpy.average)
+def average_tangent(z, a, axis=None, weights=None, returned=False, *, keepdims=False):
+    d[z] = rt.average_tangent(d[a], d[weights], a, weights, z, axis, returned, keepdims)
+
+
 @adjoint(numpy.nansum, checks=[
     check("numpy.nansum(x)", x=R), check("numpy.nansum(x)", x=(), numba=False),
     check("numpy.nansum(x)", x=_with(R, numpy.nan, [(0, 1), (2, 2)], "R with NaNs")),
@@ -81,6 +96,11 @@ def average(z, a, axis=None, weights=None, returned=False, *, keepdims=False):
           x=_with(B, numpy.nan, [(0, 1, 1), (1, 2, 3)], "B with NaNs"), numba=False)])
 def nansum(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = rt.nansum_grad(d[z], a, axis)
+
+
+@tangent(numpy.nansum)
+def nansum_tangent(z, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[z] = rt.reduce_sum(numpy.where(numpy.isnan(a), 0.0, d[a]), axis, keepdims)
 
 
 @adjoint(numpy.nanmean, checks=[
@@ -94,6 +114,12 @@ def nanmean(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = rt.nanmean_grad(d[z], a, axis)
 
 
+@tangent(numpy.nanmean)
+def nanmean_tangent(z, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[z] = rt.reduce_sum(numpy.where(numpy.isnan(a), 0.0, d[a]), axis, keepdims) / \
+        rt.reduce_sum(numpy.where(numpy.isnan(a), 0.0, 1.0), axis, keepdims)
+
+
 # ---- products ---------------------------------------------------------------------------------
 
 @adjoint(numpy.prod, domain=(0.5, 1.5), checks=[
@@ -105,6 +131,11 @@ def nanmean(z, a, axis=None, dtype=None, out=None, keepdims=False):
     check("numpy.prod(x, axis=(0, 2), keepdims=True)", x=B, numba=False)])
 def prod(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = rt.prod_grad(d[z], a, axis)
+
+
+@tangent(numpy.prod)
+def prod_tangent(z, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[z] = rt.prod_tangent(d[a], a, axis, keepdims)
 
 
 # ---- extrema ----------------------------------------------------------------------------------
@@ -134,9 +165,19 @@ def max(z, a, axis=None, out=None, keepdims=False):
     d[a] = rt.extremum_grad(d[z], a, z, axis)
 
 
+@tangent(numpy.max, numpy.amax)
+def max_tangent(z, a, axis=None, out=None, keepdims=False):
+    d[z] = rt.reduce_sum(d[a] * rt.extremum_mask(a, z, axis), axis, keepdims)
+
+
 @adjoint(numpy.min, numpy.amin, checks=_extremum_checks(-2.0))
 def min(z, a, axis=None, out=None, keepdims=False):
     d[a] = rt.extremum_grad(d[z], a, z, axis)
+
+
+@tangent(numpy.min, numpy.amin)
+def min_tangent(z, a, axis=None, out=None, keepdims=False):
+    d[z] = rt.reduce_sum(d[a] * rt.extremum_mask(a, z, axis), axis, keepdims)
 
 
 @adjoint(numpy.nanmax, numpy.nanmin, checks=[
@@ -148,12 +189,22 @@ def nanmax(z, a, axis=None, out=None, keepdims=False):
     d[a] = rt.extremum_grad(d[z], a, z, axis)   # NaNs never equal the result
 
 
+@tangent(numpy.nanmax, numpy.nanmin)
+def nanmax_tangent(z, a, axis=None, out=None, keepdims=False):
+    d[z] = rt.reduce_sum(d[a] * rt.extremum_mask(a, z, axis), axis, keepdims)
+
+
 @adjoint(numpy.ptp, checks=[
     check("numpy.ptp(x)", x=R), check("numpy.ptp(x)", x=(5,)), check("numpy.ptp(x)", x=()),
     check("numpy.ptp(x, axis=1)", x=R, numba=False),
     check("numpy.ptp(x, axis=(0, -1), keepdims=True)", x=B, numba=False)])
 def ptp(z, a, axis=None, out=None, keepdims=False):
     d[a] = rt.ptp_grad(d[z], a, axis)
+
+
+@tangent(numpy.ptp)
+def ptp_tangent(z, a, axis=None, out=None, keepdims=False):
+    d[z] = rt.reduce_sum(d[a] * rt.ptp_mask(a, axis), axis, keepdims)
 
 
 @adjoint(numpy.median, checks=[
@@ -164,6 +215,11 @@ def ptp(z, a, axis=None, out=None, keepdims=False):
     check("numpy.median(x, axis=(0, 2), keepdims=True)", x=B, numba=False)])
 def median(z, a, axis=None, out=None, overwrite_input=False, keepdims=False):
     d[a] = rt.median_grad(d[z], a, axis)
+
+
+@tangent(numpy.median)
+def median_tangent(z, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    d[z] = rt.reduce_sum(d[a] * rt.median_mask(a, axis), axis, keepdims)
 
 
 # ---- moments ----------------------------------------------------------------------------------
@@ -179,6 +235,12 @@ def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     d[a] = rt.var_grad(d[z], a, axis, ddof)
 
 
+@tangent(numpy.var)
+def var_tangent(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[z] = rt.reduce_sum(d[a] * (a - rt.reduce_sum(a, axis, True) / rt.reduced_size(a, axis)),
+                         axis, keepdims) * (2.0 / (rt.reduced_size(a, axis) - ddof))
+
+
 @adjoint(numpy.std, checks=[
     check("numpy.std(x)", x=R), check("numpy.std(x)", x=(5,)), check("numpy.std(x)", x=()),
     check("numpy.std(x, ddof=1)", x=R, numba=False),
@@ -187,6 +249,14 @@ def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     check("numpy.std(x, axis=(0, 2))", x=B, numba=False)])
 def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     d[a] = rt.std_grad(d[z], a, z, axis, ddof)
+
+
+# Zero where the deviation is zero (all elements equal: a kink), as the adjoint.
+@tangent(numpy.std)
+def std_tangent(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[z] = numpy.where(z > 0.0, rt.reduce_sum(
+        d[a] * (a - rt.reduce_sum(a, axis, True) / rt.reduced_size(a, axis)), axis, keepdims) /
+        ((rt.reduced_size(a, axis) - ddof) * numpy.where(z > 0.0, z, 1.0)), 0.0)
 
 
 # ---- scans ------------------------------------------------------------------------------------
@@ -199,6 +269,11 @@ def cumsum(z, a, axis=None, dtype=None, out=None):
     d[a] = rt.cumsum_grad(d[z], a, axis)
 
 
+@tangent(numpy.cumsum)
+def cumsum_tangent(z, a, axis=None, dtype=None, out=None):
+    d[z] = rt.reshape_like(numpy.cumsum(d[a], axis), z)   # Numba: a scalar's is a scalar
+
+
 @adjoint(numpy.cumprod, domain=(0.5, 1.5), checks=[
     check("numpy.cumprod(x)", x=(5,)), check("numpy.cumprod(x)", x=R),
     check("numpy.cumprod(x)", x=(), numba=False),
@@ -208,6 +283,11 @@ def cumsum(z, a, axis=None, dtype=None, out=None):
     check("numpy.cumprod(x, axis=-2)", x=B, numba=False)])
 def cumprod(z, a, axis=None, dtype=None, out=None):
     d[a] = rt.cumprod_grad(d[z], a, axis)
+
+
+@tangent(numpy.cumprod)
+def cumprod_tangent(z, a, axis=None, dtype=None, out=None):
+    d[z] = rt.cumprod_tangent(d[a], a, axis)
 
 
 # ---- norms ------------------------------------------------------------------------------------
@@ -238,6 +318,11 @@ def cumprod(z, a, axis=None, dtype=None, out=None):
     check("numpy.linalg.norm(x * y, axis=0)", x=R, y=(4,), numba=False)])
 def norm(z, x, ord=None, axis=None, keepdims=False):
     d[x] = rt.norm_grad(d[z], x, z, ord, axis, keepdims)
+
+
+@tangent(numpy.linalg.norm)
+def norm_tangent(z, x, ord=None, axis=None, keepdims=False):
+    d[z] = rt.norm_tangent(d[x], x, z, ord, axis, keepdims)
 
 
 # ---- no gradient, or not yet ------------------------------------------------------------------

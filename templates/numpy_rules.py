@@ -7,7 +7,7 @@ import numpy
 
 from s2sad import rt
 
-from . import adjoint, check, d, nondifferentiable, not_implemented
+from . import adjoint, check, d, nondifferentiable, not_implemented, tangent
 from .operators import binary
 
 # ---- elementwise ----------------------------------------------------------------------------
@@ -161,6 +161,11 @@ def sinc(z, x):
     d[x] = d[z] * rt.sinc_grad(x)
 
 
+@tangent(numpy.sinc)
+def sinc_tangent(z, x):
+    d[z] = d[x] * rt.sinc_grad(x)
+
+
 # ---- binary elementwise (broadcasting) ------------------------------------------------------
 
 @adjoint(numpy.arctan2, broadcasting=True, checks=binary(
@@ -262,6 +267,13 @@ def clip(z, a, a_min=None, a_max=None, *, min=None, max=None):
     d[max] = d[z] * (z == max) * (z != a)
 
 
+@tangent(numpy.clip)
+def clip_tangent(z, a, a_min=None, a_max=None, *, min=None, max=None):
+    d[z] = d[a] * (z == a) + d[a_min] * (z == a_min) * (z != a) + \
+        d[a_max] * (z == a_max) * (z != a) + d[min] * (z == min) * (z != a) + \
+        d[max] * (z == max) * (z != a)
+
+
 # where(condition, x, y): the condition is a truth value (no gradient).
 @adjoint(numpy.where, broadcasting=True, checks=[
     check("numpy.where(x > 0.0, x, y)", x=(2, 3), y=(2, 3)),
@@ -273,6 +285,11 @@ def clip(z, a, a_min=None, a_max=None, *, min=None, max=None):
 def where(z, condition, x=None, y=None):
     d[x] = numpy.where(condition, d[z], 0.0)
     d[y] = numpy.where(condition, 0.0, d[z])
+
+
+@tangent(numpy.where)
+def where_tangent(z, condition, x=None, y=None):
+    d[z] = numpy.where(condition, d[x], d[y])
 
 
 # ---- no gradient, by declaration ------------------------------------------------------------

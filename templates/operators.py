@@ -9,7 +9,7 @@ import numpy
 
 from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, check, d, nondifferentiable
+from . import adjoint, check, d, nondifferentiable, tangent
 
 
 def binary(*extra, domain=None):
@@ -82,6 +82,11 @@ def positive(z, x):
 def matmul(z, x, y):
     d[x] = rt.matmul_grad_a(d[z], x, y)
     d[y] = rt.matmul_grad_b(d[z], x, y)
+
+
+@tangent(operator.matmul, numpy.matmul)
+def matmul_tangent(z, x, y):
+    d[z] = d[x] @ y + x @ d[y]
 
 
 nondifferentiable(operator.floordiv, numpy.floor_divide)  # piecewise constant

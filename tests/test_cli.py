@@ -25,6 +25,12 @@ def test_show_prints_the_generated_adjoint(capsys):
     assert "\033[" not in out  # plain when not a terminal
 
 
+def test_show_forward_mode_prints_the_tangent_code(capsys):
+    status, out, err = run(capsys, "show", f"{EXAMPLES}:f", "--wrt", "x,w", "--mode", "forward")
+    assert status == 0 and not err
+    assert "def jvp_f(x, w, dx, dw):" in out and "backward sweep" not in out
+
+
 def test_show_accepts_double_colon_and_module_targets(capsys):
     _, by_file, _ = run(capsys, "show", f"{EXAMPLES}::f")
     _, by_module, _ = run(capsys, "show", "examples_api:f")
