@@ -264,7 +264,8 @@ def _known(value, scalars, ints):
         operands = [a for a in gast.iter_child_nodes(value) if isinstance(a, gast.expr)]
         scalar = all(is_scalar(a, scalars) for a in operands)
         integer = all(is_int(a, ints) for a in operands) and \
-            isinstance(getattr(value, "op", None), (gast.Add, gast.Sub, gast.Mult, gast.USub))
+            isinstance(getattr(value, "op", None), (gast.Add, gast.Sub, gast.Mult, gast.USub,
+                                                  gast.Mod, gast.FloorDiv))
         return scalar, integer
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
             and value.value.id in ints:

@@ -650,6 +650,15 @@ NOT_NUMBA = {
 # change, so skip the "inputs unchanged" check for the plain call (not for the gradient).
 MUTATES_INPUTS = ("mutate_input",)
 
+def modulo_index(x, n):
+    """An index computed with % inside a loop is an int (it was saved as a float)."""
+    s = 0.0
+    for i in range(n):
+        j = i % 3
+        s = s + x[j] * x[j] * i
+    return s
+
+
 CASES = [
     (if_elif_else, lambda r: (_near(r, (-2.0, 0.0, 2.0), 0.6),), 0),
     (nested_if, lambda r: _mul(_signed(r, SIGNS2), (r.uniform(0.5, 1.0), r.uniform(1.5, 2.0))),
@@ -717,4 +726,5 @@ CASES = [
     (accumulate_array, lambda r: (r.normal(size=3) * 0.5, 5), 0),
     (shadow_param, lambda r: (r.uniform(0.2, 0.4), r.uniform(0.5, 0.8)), (0, 1)),
     (cond_expr_loop, lambda r: (r.uniform(0.3, 0.45), 6), 0),
+    (modulo_index, lambda r: (r.normal(size=3), 7), 0),
 ]
