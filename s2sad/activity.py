@@ -168,6 +168,18 @@ def written_array(statement):
     return None
 
 
+def simple_statements(statements):
+    """Every statement that is not an `if` or a loop, inside them too, in order."""
+    for statement in statements:
+        if isinstance(statement, gast.If):
+            yield from simple_statements(statement.body)
+            yield from simple_statements(statement.orelse)
+        elif isinstance(statement, (gast.For, gast.While)):
+            yield from simple_statements(statement.body)
+        else:
+            yield statement
+
+
 def loop_target(loop):
     """The counter of a `for` loop (never differentiated), as a set."""
     return {loop.target.id} if isinstance(loop, gast.For) else set()

@@ -144,7 +144,8 @@ class _Finder:
         self.source = source
         self.found = []
         self.seen = set()
-        self.stopped = {a.id for s in _simple(body) for a in _stop_gradient_args(s)}
+        self.stopped = {a.id for s in activity.simple_statements(body)
+                        for a in _stop_gradient_args(s)}
         self.inputs = {name: {name} for name in wrt}  # name -> wrt parameters it may depend on
 
     def block(self, statements, discrete):
@@ -299,17 +300,6 @@ def _stop_gradient_args(statement):
     if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) is rt.stop_gradient:
         return [a for a in value.args if isinstance(a, gast.Name)]
     return []
-
-
-def _simple(statements):
-    for statement in statements:
-        if isinstance(statement, gast.If):
-            yield from _simple(statement.body)
-            yield from _simple(statement.orelse)
-        elif isinstance(statement, (gast.For, gast.While)):
-            yield from _simple(statement.body)
-        else:
-            yield statement
 
 
 def _operands(value):

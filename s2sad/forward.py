@@ -24,7 +24,7 @@ import inspect
 
 import gast
 
-from . import activity, nodes, normalize, template, templates
+from . import activity, nodes, normalize, resolve, template, templates
 from .blocks import BINARY, UNARY, is_int, is_scalar
 from .blocks import _bind_positional, _spelled  # noqa: PLC2701 (shared with reverse mode)
 from .errors import Diagnostic, TemplateError
@@ -49,7 +49,7 @@ class _Forward:
         self.wrt = list(wrt)
         self.namer = namer
         self.link = link
-        self.params = [a.id for a in _params(source.tree.args)]
+        self.params = [a.id for a in resolve.parameters(source.tree.args)]
         self.problems = []
         self.carrying = _carrying(body, wrt)   # names that hold a tangent somewhere
         self.discard = None
@@ -57,7 +57,8 @@ class _Forward:
     def build(self, function_name, kinds):
         mark_known_types(self.body, set(kinds[0]), set(kinds[1]))
         code = []
-        written = {activity.written_array(s) for s in _simple(self.body)} - {None}
+        written = {activity.written_array(s)
+                   for s in activity.simple_statements(self.body)} - {None}
         for p in self.params:
             if p in written:
                 code += [nodes.Comment(f"{p} is written in place: work on a copy"),
@@ -317,23 +318,8 @@ class _Forward:
 def _carrying(body, wrt):
     """The names that hold a varied value somewhere: each gets a tangent variable."""
     found = set(wrt)
-    for statement in _simple(body):
+    for statement in activity.simple_statements(body):
         if getattr(statement, "s2sad_result_varied", False):
             array = activity.written_array(statement)
             found |= {array} if array is not None else activity.targets(statement)
     return found
-
-
-def _simple(statements):
-    for statement in statements:
-        if isinstance(statement, gast.If):
-            yield from _simple(statement.body)
-            yield from _simple(statement.orelse)
-        elif isinstance(statement, (gast.For, gast.While)):
-            yield from _simple(statement.body)
-        else:
-            yield statement
-
-
-def _params(args):
-    return list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)

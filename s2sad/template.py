@@ -57,8 +57,8 @@ def contributions(rule, call_args, call_keywords, result_atom, result_adjoint):
     values = {name: as_node(value) for name, value in bound.arguments.items()}
     out = []
     for argument, expression in template.contributions:
-        filled = _Filler(values, template.result, result_atom, result_adjoint).visit(
-            copy.deepcopy(expression))
+        filled = _Filler(values, template.result, result_atom,
+                         {template.result: result_adjoint}).visit(copy.deepcopy(expression))
         out.append((values[argument], filled))
     return out
 
@@ -133,7 +133,7 @@ def tangent_expression(tangent, call_args, call_keywords, result_atom, tangent_o
     bound.apply_defaults()
     values = {name: as_node(value) for name, value in bound.arguments.items()}
     tangents = {name: _tangent_of_value(value, tangent_of) for name, value in values.items()}
-    filled = _TangentFiller(values, tangents, tangent.result, result_atom).visit(
+    filled = _Filler(values, tangent.result, result_atom, tangents).visit(
         copy.deepcopy(tangent.expression))
     filled = _simplify(filled)
     return None if isinstance(filled, _Zero) else filled
@@ -159,25 +159,6 @@ def _spelled_zero(node):
     if isinstance(node, _Zero):
         return nodes.call("rt.zeros_like", copy.deepcopy(node.like))
     return node
-
-
-class _TangentFiller(gast.NodeTransformer):
-    def __init__(self, values, tangents, result, result_atom):
-        self.values, self.tangents = values, tangents
-        self.result, self.result_atom = result, result_atom
-
-    def visit_Subscript(self, node):
-        subject = _adjoint_subject(node)
-        if subject is not None:
-            return copy.deepcopy(self.tangents[subject])
-        return self.generic_visit(node)
-
-    def visit_Name(self, node):
-        if node.id == self.result:
-            return copy.deepcopy(self.result_atom)
-        if node.id in self.values:
-            return copy.deepcopy(self.values[node.id])
-        return node
 
 
 def _simplify(node):
@@ -320,15 +301,19 @@ def as_node(value):
 
 
 class _Filler(gast.NodeTransformer):
-    def __init__(self, values, result, result_atom, result_adjoint):
+    """Substitute the call's atoms for the template's parameters, and `marked[x]` for `d[x]`
+    (the result's adjoint in an adjoint template, the arguments' tangents in a tangent one)."""
+
+    def __init__(self, values, result, result_atom, marked):
         self.values = values
         self.result = result
         self.result_atom = result_atom
-        self.result_adjoint = result_adjoint
+        self.marked = marked
 
     def visit_Subscript(self, node):
-        if _adjoint_subject(node) == self.result:
-            return copy.deepcopy(self.result_adjoint)
+        subject = _adjoint_subject(node)
+        if subject is not None and subject in self.marked:
+            return copy.deepcopy(self.marked[subject])
         return self.generic_visit(node)
 
     def visit_Name(self, node):
