@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: bench bench-checkpoint chase coverage verify
+.PHONY: bench bench-loops bench-checkpoint chase coverage verify fuzz
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -19,8 +19,17 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest tests
 
+# The peer comparison (issue 7): installs JAX, autograd, PyTorch and matplotlib into its own
+# environment, .venv-bench (a peer that cannot be installed is skipped, and the table says so).
 bench: $(STAMP)
+	$(PY) benchmarks/run.py $(ARGS)
+
+bench-loops: $(STAMP)
 	$(PY) benchmarks/loop_benchmark.py $(ARGS)
+
+# The long fuzzing profile (>= 10,000 random programs, JIT on and off, against finite differences).
+fuzz: $(STAMP)
+	$(PY) tests/fuzz_long.py $(ARGS)
 
 bench-checkpoint: $(STAMP)
 	$(PY) benchmarks/checkpoint_benchmark.py $(ARGS)
