@@ -137,7 +137,9 @@ class Transformed:
         self._kinds = (
             frozenset(n for n, v in zip(names, values) if _is_number(v)),
             frozenset(n for n, v in zip(names, values)
-                      if _is_number(v) and isinstance(v, numbers.Integral)))
+                      if _is_number(v) and isinstance(v, numbers.Integral)),
+            frozenset((n, v.ndim) for n, v in zip(names, values)
+                      if isinstance(v, numpy.ndarray) and v.ndim > 0))
         runner = self._runners.get(self._kinds)
         if runner is None:
             generated = self.generated

@@ -16,6 +16,8 @@ import operator
 import gast
 
 from . import nodes, normalize, template, templates
+from . import kinds as kinds_module
+from .kinds import is_int, is_scalar
 from .errors import Diagnostic
 
 BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -145,9 +147,7 @@ class Blocks:
         if not positions:
             return
         names = list(inspect.signature(call.s2sad_ref).parameters)
-        kinds = (frozenset(names[i] for i, a in enumerate(args)
-                           if is_scalar(a, statement.s2sad_scalars)),
-                 frozenset(names[i] for i, a in enumerate(args) if is_int(a, statement.s2sad_ints)))
+        kinds = kinds_module.of_call(names, args, statement)
         adjoint = self.link(call.s2sad_ref, tuple(positions), kinds)
         if self.discard is None:
             self.discard = self.namer.fresh("_")
@@ -237,11 +237,6 @@ def _first_parameter(func):
         return "x"
 
 
-def is_scalar(atom, scalars):
-    """A literal, or a name known to hold a Python scalar."""
-    return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
-
-
 def _names_in(node):
     return [n for n in gast.walk(node) if isinstance(n, gast.Name)]
 
@@ -284,12 +279,3 @@ def _is_basic(index, ints):
     """Ints and slices only: no element can be selected twice."""
     return all(isinstance(part, gast.Slice) or is_int(part, ints)
                for part in _index_parts(index))
-
-
-def is_int(atom, ints):
-    """An int literal, or a name known to hold an int."""
-    if isinstance(atom, gast.Constant):
-        return type(atom.value) is int
-    if isinstance(atom, gast.UnaryOp) and isinstance(atom.op, gast.USub):
-        return is_int(atom.operand, ints)
-    return isinstance(atom, gast.Name) and atom.id in ints

@@ -25,10 +25,10 @@ import inspect
 import gast
 
 from . import activity, nodes, normalize, resolve, template, templates
-from .blocks import BINARY, UNARY, is_int, is_scalar
+from . import kinds as kinds_module
+from .blocks import BINARY, UNARY, is_scalar
 from .blocks import _bind_positional, _spelled  # noqa: PLC2701 (shared with reverse mode)
 from .errors import Diagnostic, TemplateError
-from .reverse import _mark_known_types as mark_known_types
 
 
 def forward(source, body, wrt, namer, link, name, kinds):
@@ -55,7 +55,7 @@ class _Forward:
         self.discard = None
 
     def build(self, function_name, kinds):
-        mark_known_types(self.body, set(kinds[0]), set(kinds[1]))
+        kinds_module.mark(self.body, *kinds)
         code = []
         written = {activity.written_array(s)
                    for s in activity.simple_statements(self.body)} - {None}
@@ -201,9 +201,7 @@ class _Forward:
             return self._problem(statement, f"cannot bind the call's arguments ({exc})")
         positions = [i for i, a in enumerate(args) if tangent_of(a) is not None]
         names = list(inspect.signature(call.s2sad_ref).parameters)
-        kinds = (frozenset(names[i] for i, a in enumerate(args)
-                           if is_scalar(a, statement.s2sad_scalars)),
-                 frozenset(names[i] for i, a in enumerate(args) if is_int(a, statement.s2sad_ints)))
+        kinds = kinds_module.of_call(names, args, statement)
         callee, outputs = self.link(call.s2sad_ref, tuple(positions), kinds)
         target = statement.targets[0]
         call = gast.Call(nodes.name(callee), [*args, *[tangent_of(args[i]) for i in positions]],

@@ -42,7 +42,7 @@ _done = {}
 _in_progress = set()
 
 
-NO_KINDS = (frozenset(), frozenset())
+NO_KINDS = (frozenset(), frozenset(), frozenset())
 
 
 def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):

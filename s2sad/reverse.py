@@ -29,11 +29,11 @@ How it is built, in three passes:
    others record their branch flag or trip count in the forward sweep.
 """
 import gast
-import numpy
 
-from . import activity, checkpoint, nancheck, nodes, rt
+from . import activity, checkpoint, nancheck, nodes
+from . import kinds as kinds_module
 from .adjoints import Adjoints
-from .blocks import Blocks, is_int, is_scalar
+from .blocks import Blocks
 from .errors import TemplateError
 from .saves import Saves
 
@@ -76,7 +76,7 @@ class _Reverse:
     # ---- pass 1: the backward sweep, with markers ----------------------------------------------
 
     def build(self, adjoint_name, kinds):
-        _mark_known_types(self.body, set(kinds[0]), set(kinds[1]))
+        kinds_module.mark(self.body, *kinds)
         self._seed_return()
         backward = self._backward_block(self.body)
         if self.blocks.problems:
@@ -195,81 +195,3 @@ class _Reverse:
 
 def _params(args):
     return list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
-
-
-def _mark_known_types(statements, scalars, ints):
-    """Annotate each simple statement with the names known to hold Python scalars
-    (`s2sad_scalars`: results of `math` functions, `float`, `len`...) and ints (`s2sad_ints`:
-    range counters and int arithmetic), from what the code itself shows. A broadcasting rule
-    needs no `rt.unbroadcast` when every other operand is a known scalar, and an index of known
-    ints and slices is scattered with `+=` instead of `rt.add_at`."""
-    for statement in statements:
-        if isinstance(statement, gast.If):
-            s1, i1 = _mark_known_types(statement.body, set(scalars), set(ints))
-            s2, i2 = _mark_known_types(statement.orelse, set(scalars), set(ints))
-            scalars, ints = s1 & s2, i1 & i2
-            continue
-        if isinstance(statement, (gast.For, gast.While)):
-            counter = activity.loop_target(statement)
-            while True:  # what is known at the head is known before and after each iteration
-                end_s, end_i = _mark_known_types(statement.body, scalars | counter,
-                                                 ints | counter)
-                if scalars <= end_s and ints <= end_i:
-                    break
-                scalars, ints = scalars & end_s, ints & end_i
-            continue
-        statement.s2sad_scalars, statement.s2sad_ints = frozenset(scalars), frozenset(ints)
-        if isinstance(statement, gast.Return) or activity.written_array(statement):
-            continue
-        scalar, integer = _known(statement.value, scalars, ints)
-        targets = activity.targets(statement)
-        for target in targets:
-            single = len(targets) == 1
-            (scalars.add if scalar and single else scalars.discard)(target)
-            (ints.add if integer and single else ints.discard)(target)
-    return scalars, ints
-
-
-# Reductions that return one number when called on the whole array (one argument, no axis).
-FULL_REDUCTIONS = {numpy.sum, numpy.mean, numpy.prod, numpy.max, numpy.min, numpy.amax,
-                   numpy.amin, numpy.var, numpy.std, numpy.ptp, numpy.nansum, numpy.nanmean,
-                   numpy.median, numpy.linalg.norm, numpy.vdot}
-
-
-def _full_reduction(call):
-    return getattr(call, "s2sad_ref", None) in FULL_REDUCTIONS and \
-        len(call.args) == (2 if call.s2sad_ref is numpy.vdot else 1) and \
-        all(k.arg in ("ddof", "dtype") for k in call.keywords)
-
-
-def _known(value, scalars, ints):
-    """(is a known scalar, is a known int) for one ANF operation."""
-    if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) is rt.grad_of:
-        return _known(value.args[0], scalars, ints)  # an identity (grad_of)
-    if isinstance(value, gast.Call):
-        head = (nodes.dotted_parts(value.func) or [None])[0]
-        integer = head in ("int", "len")
-        elementwise = isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or \
-            getattr(value, "s2sad_ref", None) in (abs, min, max, round)
-        scalar_args = bool(value.args) and not value.keywords and \
-            all(is_scalar(a, scalars) for a in value.args)
-        reduced = _full_reduction(value)
-        return head in ("math", "float", "int", "len") or (elementwise and scalar_args) or \
-            reduced, integer
-    if isinstance(value, gast.Name):
-        return value.id in scalars, value.id in ints
-    if isinstance(value, gast.Constant):
-        return True, type(value.value) is int
-    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
-        operands = [a for a in gast.iter_child_nodes(value) if isinstance(a, gast.expr)]
-        scalar = all(is_scalar(a, scalars) for a in operands)
-        integer = all(is_int(a, ints) for a in operands) and \
-            isinstance(getattr(value, "op", None), (gast.Add, gast.Sub, gast.Mult, gast.USub,
-                                                  gast.Mod, gast.FloorDiv))
-        return scalar, integer
-    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
-            and value.value.id in ints:
-        return True, True  # an element of x.shape
-    if isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size"):
-        return value.attr != "shape", True
-    return False, False

@@ -37,7 +37,7 @@ def _is_axis(t):
 # Internal jitted building blocks.  Shapes are walked with an "odometer"
 # multi-index so one implementation serves every ndim and memory layout.
 
-@njit
+@njit(cache=True)
 def _advance(idx, shape, strides, j):
     """Step the C-order multi-index idx over shape; return the moved flat offset j."""
     k = len(idx) - 1
@@ -52,7 +52,7 @@ def _advance(idx, shape, strides, j):
     return j
 
 
-@njit
+@njit(cache=True)
 def _filled(shape, value):
     """New float64 array of shape filled with value."""
     out = np.empty(shape)
@@ -61,7 +61,7 @@ def _filled(shape, value):
     return out
 
 
-@njit
+@njit(cache=True)
 def _flat_copy(x):
     """C-order float64 1-D copy of an array of any layout (0-d included)."""
     out = np.empty(x.size)
@@ -72,7 +72,7 @@ def _flat_copy(x):
     return out
 
 
-@njit
+@njit(cache=True)
 def _reduce_to(g, shape):
     """Sum g (ndim >= len(shape) >= 1) down to shape, NumPy broadcasting rules."""
     out = np.zeros(shape)
@@ -97,7 +97,7 @@ def _reduce_to(g, shape):
     return out
 
 
-@njit
+@njit(cache=True)
 def _expand_to(src, keep, shape):
     """Broadcast flat C-order src, laid out over the axes where keep is True, to shape."""
     out = np.empty(shape)
@@ -119,7 +119,7 @@ def _expand_to(src, keep, shape):
     return out
 
 
-@njit
+@njit(cache=True)
 def _norm_axis(axis, ndim):
     if axis < -ndim or axis >= ndim:
         raise ValueError("axis is out of bounds")
@@ -234,7 +234,7 @@ def _ov_reduce_sum(t, axis=None, keepdims=False):
     return lambda t, axis=None, keepdims=False: _f64(np.sum(t, axis=axis))
 
 
-@njit
+@njit(cache=True)
 def _int_tuple(axes):
     return axes
 
@@ -387,7 +387,7 @@ def _ov_saved(x):
     return lambda x: x
 
 
-@njit
+@njit(cache=True)
 def _array_not_finite(x):
     for v in x.flat:
         if not np.isfinite(v):
@@ -409,7 +409,7 @@ def _ov_stop_gradient(x):
     return lambda x: x
 
 
-@njit
+@njit(cache=True)
 def _ceil_sqrt(trips):
     root = max(0, int(np.sqrt(max(trips, 0))))
     while root * root > trips:

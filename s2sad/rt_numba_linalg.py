@@ -83,7 +83,7 @@ def _ov_outer_grad_b(g, a, b):
     return None
 
 
-@njit
+@njit(cache=True)
 def _kron_grad_2d(g, a, b, of_a):
     """Gradient w.r.t. a (of_a) or b of np.kron(a, b) for matrices a, b and g of kron's shape:
     z[i * p + k, j * q + m] = a[i, j] * b[k, m]."""
@@ -204,7 +204,7 @@ def _ov_logdet_grad(g, a):
     return None
 
 
-@njit
+@njit(cache=True)
 def _cholesky_grad_lower(g, factor):
     """cholesky_grad for the lower factor of one matrix (see rt_linalg.cholesky_grad)."""
     n = factor.shape[0]

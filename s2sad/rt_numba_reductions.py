@@ -33,7 +33,7 @@ def _whole(a, g, axis):
     return _is_array(a) and _is_none(axis) and (_is_scalar(g) or _is_array(g, 0))
 
 
-@njit
+@njit(cache=True)
 def _exclusive_products(x):
     """For each element of 1-D x, the product of all the others (no division: exact with
     zeros): the running product from the left times the one from the right."""
@@ -50,7 +50,7 @@ def _exclusive_products(x):
     return out
 
 
-@njit
+@njit(cache=True)
 def _shares(hit):
     """1.0 / count on the True elements of 1-D hit, 0 elsewhere (ties share evenly)."""
     count = 0
@@ -181,7 +181,7 @@ def _ov_cumprod_grad(g, a, axis):
     return impl
 
 
-@njit
+@njit(cache=True)
 def _vector_norm_grad(x, z, ord):
     """d norm(x, ord) / dx for 1-D float64 x (see rt.norm_grad); zero where z is zero."""
     if ord == 0.0 or z == 0.0:
@@ -195,7 +195,7 @@ def _vector_norm_grad(x, z, ord):
     return np.sign(x) * (np.abs(x) / z) ** (ord - 1.0)
 
 
-@njit
+@njit(cache=True)
 def _matrix_norm_grad(x, ord):
     """d norm(x, ord) / dx for 2-D float64 x and a numeric ord (see rt.norm_grad)."""
     if ord == 2.0 or ord == -2.0:

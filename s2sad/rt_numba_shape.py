@@ -62,7 +62,7 @@ def _ov_reshape_grad(g, a, order):
     return lambda g, a, order: _like(g, a)
 
 
-@njit
+@njit(cache=True)
 def _as3(x, axis):
     """C-contiguous x viewed as (pre, n, post) around axis: pre/post are the sizes of the axes
     before/after it."""
@@ -75,13 +75,13 @@ def _as3(x, axis):
     return x.reshape((pre, x.shape[axis], post))
 
 
-@njit
+@njit(cache=True)
 def _slab(g, axis, start, stop):
     """The slice start:stop of g along axis, as a C-contiguous (pre, stop - start, post) array."""
     return np.ascontiguousarray(_as3(np.ascontiguousarray(g), axis)[:, start:stop, :])
 
 
-@njit
+@njit(cache=True)
 def _wrap(i, n, mode):
     """Index i into a length-n axis, as np.take's mode does it."""
     if mode == "wrap":
@@ -222,7 +222,7 @@ def _ov_atleast_grads(g, arys):
     return _generate("atleast_grads", ["g", "arys"], [f"return ({parts})"], {"_like": _like})
 
 
-@njit
+@njit(cache=True)
 def _position(axes, i, ndim):
     """Where axis i went in a permutation `axes` (negative entries allowed)."""
     for j in range(len(axes)):
@@ -280,7 +280,7 @@ def _ov_roll_grad(g, shift, axis):
     return None
 
 
-@njit
+@njit(cache=True)
 def _sort_scatter(g, a, axis):
     """Adjoint of np.sort(a, axis): along each line of a (pre, n, post) layout, send g back to
     where argsort took each element from."""
@@ -422,7 +422,7 @@ def _ov_take_along_axis_grad(g, arr, indices, axis):
     return impl
 
 
-@njit
+@njit(cache=True)
 def _delete_grad(g, arr, deleted):
     """Adjoint of arr in np.delete(arr, deleted) (no axis): g where the kept elements were."""
     keep = np.ones(arr.size, np.bool_)
@@ -510,7 +510,7 @@ def _ov_take(a, indices, axis=None, mode="raise"):
     return along
 
 
-@njit
+@njit(cache=True)
 def _raise_mode(mode):
     if mode != "raise":
         raise ValueError("rt.take: Numba supports mode='raise' only")

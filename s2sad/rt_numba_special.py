@@ -13,7 +13,7 @@ _C1, _C2, _C3, _C4, _C5, _C6 = 1.0 / 12.0, -1.0 / 120.0, 1.0 / 252.0, -1.0 / 240
     1.0 / 132.0, -691.0 / 32760.0
 
 
-@njit
+@njit(cache=True)
 def _digamma(x):
     """psi(x) of one float: recurrence up to x >= 6, then the asymptotic series."""
     if x <= 0.0 and x == math.floor(x):
@@ -28,7 +28,7 @@ def _digamma(x):
     return math.log(x) - 0.5 / x - tail + shift
 
 
-@njit
+@njit(cache=True)
 def _sinc_grad(x):
     """d/dx sinc(x) of one float (Taylor series near 0)."""
     if abs(x) < _SINC_SMALL:
@@ -63,12 +63,12 @@ _polygamma = njit(rt_special._polygamma_scalar)
 _sinc_deriv = njit(rt_special._sinc_deriv_scalar)
 
 
-@njit
+@njit(cache=True)
 def _polygamma_n(n, x):
     return _digamma(x) if n == 0 else _polygamma(n, x)
 
 
-@njit
+@njit(cache=True)
 def _each(scalar, n, x):
     """scalar(n, element) for every element of array x (a new C-order float64 array)."""
     out = np.empty(x.shape)
@@ -89,7 +89,7 @@ def _ov_polygamma(n, x):
     return None
 
 
-@njit
+@njit(cache=True)
 def _sinc_deriv_n(n, x):
     return _sinc_deriv(x, n)
 

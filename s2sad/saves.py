@@ -43,14 +43,20 @@ class Saves:
         self.restored = set()
         self.recorded = {}       # id(compound) -> its bookkeeping
         self.region_of = {}      # id(statement) -> outermost enclosing loop, or None
+        self.position = {}       # id(statement) -> (the statement list holding it, its index)
+        self.definitions = collections.defaultdict(list)  # name -> statements assigning it
+        self.body = body
         self._regions(body, None)
         self._plan(body)
 
     # ---- deciding ------------------------------------------------------------------------------
 
     def _regions(self, statements, region):
-        for statement in statements:
+        for index, statement in enumerate(statements):
             self.region_of[id(statement)] = region
+            self.position[id(statement)] = (statements, index)
+            for name in self._defined_by(statement):
+                self.definitions[name].append(statement)
             for child in _children(statement):
                 self._regions(child, region or statement if _is_loop(statement) else region)
 
@@ -98,6 +104,7 @@ class Saves:
         self._keep(statement, region, key, name, kept, put_back, self.before, self.restores)
 
     def _save_after_uses(self, body, name, region):
+        readers = []
         for statement in _walk(body):
             if self.region_of[id(statement)] is not region:
                 continue
@@ -106,12 +113,66 @@ class Saves:
                 inside = set().union(*(self.reads.get(id(s), set()) for s in _walk([statement])))
                 assigned = {n for s in _walk(statement.body) for n in self._defined_by(s)}
                 reads = inside - assigned
-            if name not in reads or self._recomputed(statement, name, body):
-                continue
-            self.restored.add(name)
+            if name in reads and not self._recomputed(statement, name, body):
+                readers.append(statement)
+        if not readers:
+            return
+        self.restored.add(name)
+        recompute = self._recomputation(name, region)
+        if recompute is not None:  # cheaper to recompute than to keep
+            for statement in readers:
+                self.loads[id(statement)].insert(0, nodes.assign(name, nodes.clone(recompute)))
+            return
+        for statement in self._last_of_chains(readers, name):
             self._keep(statement, region, ("after", name, id(region)), name,
                        self._kept(name, statement, after=True),
                        lambda value: nodes.assign(name, value), self.after, self.loads)
+
+    def _last_of_chains(self, readers, name):
+        """Readers that see the same value of `name` one after another in one block share one
+        kept copy: keep it after the last of them; its block (the first to run backwards)
+        puts it back for the others."""
+        last = []
+        for previous, statement in zip([None] + readers, readers):
+            if previous is not None and self._same_value(previous, statement, name):
+                last[-1] = statement
+            else:
+                last.append(statement)
+        return last
+
+    def _same_value(self, previous, statement, name):
+        block, i = self.position.get(id(previous), (None, None))
+        other, j = self.position.get(id(statement), (None, None))
+        if block is None or block is not other or name in self._defined_by(statement):
+            return False
+        return not any(name in self._defined_by(s) for s in _walk(block[i + 1:j]))
+
+    def _recomputation(self, name, region):
+        """The value expression of `name` if the backward sweep can recompute it cheaply: one
+        assignment in the function, inside the loop `region`, of a basic operation (arithmetic,
+        an element or slice) on names whose values never change (parameters and names assigned
+        once outside loops, never written in place) and on recomputed loop counters."""
+        definitions = self.definitions.get(name, [])
+        if region is None or len(definitions) != 1:
+            return None
+        statement = definitions[0]
+        value = statement.value
+        if not isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Subscript)) or \
+                not isinstance(statement.targets[0], gast.Name):
+            return None
+        if isinstance(value, gast.Subscript) and name not in statement.s2sad_scalars and \
+                name not in statement.s2sad_ints:
+            return None  # an array view: keep it (it costs a copy, not a whole recomputation)
+        counters = {loop.target.id for loop in _enclosing_loops(self.body, statement) or ()
+                    if isinstance(loop, gast.For) and self._recomputed(statement, loop.target.id,
+                                                                         self.body)}
+        for operand in activity.names_read(value):
+            stable = operand in counters or (
+                operand not in self.written and len(self.definitions.get(operand, [])) <= 1 and
+                all(self.region_of[id(d)] is None for d in self.definitions.get(operand, [])))
+            if not stable:
+                return None
+        return value
 
     def _recomputed(self, statement, name, body):
         """A `for` counter is recomputed by the backward loop: reads inside need no save."""
