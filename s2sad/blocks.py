@@ -197,9 +197,10 @@ class Blocks:
             return
         var = self.adjoints.own(array)
         if isinstance(value, gast.Name) and value.id in statement.s2sad_varied:
-            # a copy: da[index] may be a view (a slice, or a row), zeroed just below
-            part = nodes.call("rt.copy", gast.Subscript(nodes.name(var), index, gast.Load()))
-            part = nodes.call("rt.unbroadcast", part, value)
+            part = gast.Subscript(nodes.name(var), index, gast.Load())
+            if not _one_element(statement, array, index):
+                # a copy: da[index] may be a view (a slice, or a row), zeroed just below
+                part = nodes.call("rt.unbroadcast", nodes.call("rt.copy", part), value)
             self.adjoints.contribute(value.id, part, alias=False)
         self.adjoints.out.append(gast.Assign(
             [gast.Subscript(nodes.name(var), index, gast.Store())], nodes.constant(0.0), None))
@@ -228,6 +229,13 @@ class Blocks:
                           "or compute this value outside the differentiated function")
 
 
+
+
+def _one_element(statement, array, index):
+    """Whether `array[index]` is known to be one number (ints index every dimension)."""
+    rank = getattr(statement, "s2sad_ranks", {}).get(array)
+    return rank is not None and kinds_module.indexed_rank(
+        rank, index, statement.s2sad_scalars, statement.s2sad_ints) == 0
 
 
 def _first_parameter(func):

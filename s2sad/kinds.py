@@ -131,7 +131,7 @@ def rank_of(value, scalars, ints, ranks):
             return _matmul_rank(left, right)
         return max(left, right)
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        return _indexed_rank(ranks.get(value.value.id), value.slice, scalars, ints)
+        return indexed_rank(ranks.get(value.value.id), value.slice, scalars, ints)
     if isinstance(value, gast.Call):
         ref = getattr(value, "s2sad_ref", None)
         args = [of(a) for a in value.args]
@@ -160,7 +160,7 @@ def _matmul_rank(left, right):
     return None
 
 
-def _indexed_rank(rank, index, scalars, ints):
+def indexed_rank(rank, index, scalars, ints):
     """Dimensions left after indexing an array of `rank` dimensions with ints and slices."""
     if not rank:
         return None

@@ -15,8 +15,72 @@ _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
 
 
 def tidy(function):
-    """Fold literal integer arithmetic, drop `** 1` and `* 1`, and index tuple displays."""
-    return _Folder().visit(function)
+    """Fold literal integer arithmetic, drop `** 1` and `* 1`, index tuple displays, and
+    accumulate private gradient arrays in place."""
+    function = _Folder().visit(function)
+    accumulate_in_place(function)
+    return function
+
+
+def accumulate_in_place(function):
+    """`dw = dw + g` -> `dw += g` (no new array per accumulation; it matters in loops) for every
+    gradient variable that provably owns its array: created once by `rt.zeros_like`, otherwise
+    only ever accumulated into, written element-wise, or returned, so no other name can see the
+    array change.
+
+        dw_h = rt.zeros_like(w_h)                          dw_h = rt.zeros_like(w_h)
+        for t in range(_trips0 - 1, -1, -1):        -->   for t in range(_trips0 - 1, -1, -1):
+            dw_h = dw_h + rt.matmul_grad_a(g, w_h, h)          dw_h += rt.matmul_grad_a(g, w_h, h)
+    """
+    fresh, accumulations, allowed, spoiled = {}, [], set(), set()
+    for node in gast.walk(function):
+        if isinstance(node, gast.Assign):
+            for target in node.targets:
+                if not isinstance(target, gast.Name):
+                    spoiled.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name)
+                                   and isinstance(n.ctx, gast.Store))
+                    continue
+                name, value = target.id, node.value
+                if _is_call(value, "zeros_like") and name not in fresh:
+                    fresh[name] = node
+                elif isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and \
+                        isinstance(value.left, gast.Name) and value.left.id == name:
+                    accumulations.append(node)
+                    allowed.add(id(value.left))
+                else:
+                    spoiled.add(name)
+        elif isinstance(node, (gast.For, gast.AugAssign)) and isinstance(node.target, gast.Name):
+            spoiled.add(node.target.id)
+        elif isinstance(node, gast.Return):
+            allowed.update(id(n) for n in gast.walk(node) if isinstance(n, gast.Name))
+        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) and \
+                isinstance(node.value, gast.Name):
+            allowed.add(id(node.value))  # an element write: in place anyway
+        elif _is_call(node, "copy"):
+            allowed.update(id(a.value) for a in node.args if isinstance(a, gast.Subscript))
+    for node in gast.walk(function):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                id(node) not in allowed:
+            spoiled.add(node.id)  # read some other way: it might keep the array
+    owners = set(fresh) - spoiled
+    _InPlace({id(a) for a in accumulations if a.targets[0].id in owners}).visit(function)
+
+
+def _is_call(node, helper):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+        node.func.attr == helper and isinstance(node.func.value, gast.Name) and \
+        node.func.value.id == "rt"
+
+
+class _InPlace(gast.NodeTransformer):
+    def __init__(self, chosen):
+        self.chosen = chosen
+
+    def visit_Assign(self, node):
+        if id(node) in self.chosen:
+            return gast.copy_location(gast.AugAssign(node.targets[0], gast.Add(),
+                                                     node.value.right), node)
+        return node
 
 
 def _int_literal(node):

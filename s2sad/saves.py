@@ -21,7 +21,7 @@ import collections
 
 import gast
 
-from . import activity, checkpoint, nodes, normalize
+from . import activity, checkpoint, kinds, nodes, normalize
 
 
 class Saves:
@@ -42,10 +42,13 @@ class Saves:
         self.preallocated = {}   # stack name -> the loop counter indexing it
         self.restored = set()
         self.recorded = {}       # id(compound) -> its bookkeeping
+        self.recomputed = set()  # branch flags and trip counts evaluated again, not kept
         self.region_of = {}      # id(statement) -> outermost enclosing loop, or None
         self.position = {}       # id(statement) -> (the statement list holding it, its index)
         self.definitions = collections.defaultdict(list)  # name -> statements assigning it
         self.body = body
+        self.params = {a.id for a in list(source.tree.args.posonlyargs) +
+                       list(source.tree.args.args) + list(source.tree.args.kwonlyargs)}
         self._regions(body, None)
         self._plan(body)
 
@@ -121,7 +124,7 @@ class Saves:
         recompute = self._recomputation(name, region)
         if recompute is not None:  # cheaper to recompute than to keep
             for statement in readers:
-                self.loads[id(statement)].insert(0, nodes.assign(name, nodes.clone(recompute)))
+                self.loads[id(statement)][:0] = [nodes.clone(s) for s in recompute]
             return
         for statement in self._last_of_chains(readers, name):
             self._keep(statement, region, ("after", name, id(region)), name,
@@ -147,32 +150,53 @@ class Saves:
             return False
         return not any(name in self._defined_by(s) for s in _walk(block[i + 1:j]))
 
-    def _recomputation(self, name, region):
-        """The value expression of `name` if the backward sweep can recompute it cheaply: one
-        assignment in the function, inside the loop `region`, of a basic operation (arithmetic,
-        an element or slice) on names whose values never change (parameters and names assigned
-        once outside loops, never written in place) and on recomputed loop counters."""
+    def _recomputation(self, name, region, budget=4):
+        """Statements recomputing `name` in the backward sweep, if that is cheap: `name` is
+        assigned once in the function, inside the loop `region`, by an index (an element or a
+        view) or scalar arithmetic or a comparison on stable names (`_stable`) or on names that are
+        themselves recomputed so (at most `budget` statements in all). Else None."""
         definitions = self.definitions.get(name, [])
-        if region is None or len(definitions) != 1:
+        if region is None or len(definitions) != 1 or budget == 0:
             return None
         statement = definitions[0]
         value = statement.value
-        if not isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Subscript)) or \
-                not isinstance(statement.targets[0], gast.Name):
+        if self.region_of[id(statement)] is not region or \
+                not isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript)) \
+                or not isinstance(statement.targets[0], gast.Name):
             return None
-        if isinstance(value, gast.Subscript) and name not in statement.s2sad_scalars and \
-                name not in statement.s2sad_ints:
-            return None  # an array view: keep it (it costs a copy, not a whole recomputation)
-        counters = {loop.target.id for loop in _enclosing_loops(self.body, statement) or ()
-                    if isinstance(loop, gast.For) and self._recomputed(statement, loop.target.id,
-                                                                         self.body)}
-        for operand in activity.names_read(value):
-            stable = operand in counters or (
-                operand not in self.written and len(self.definitions.get(operand, [])) <= 1 and
-                all(self.region_of[id(d)] is None for d in self.definitions.get(operand, [])))
-            if not stable:
+        if not isinstance(value, gast.Subscript) and kinds.rank_of(
+                value, statement.s2sad_scalars, statement.s2sad_ints,
+                getattr(statement, "s2sad_ranks", {})) != 0:
+            return None  # arithmetic on arrays: recomputing costs as much as keeping a copy
+        code = []
+        for operand in sorted(activity.names_read(value)):
+            if self._stable(operand, statement):
+                continue
+            before = self._recomputation(operand, region, budget - 1 - len(code))
+            if before is None:
                 return None
-        return value
+            code += [s for s in before if s not in code]
+        return code + [nodes.assign(name, nodes.clone(value))]
+
+    def _stable(self, name, statement):
+        """Whether `name` has, wherever the backward block of `statement` runs, the value it had
+        at `statement`: a parameter never assigned or written in place, a name assigned once
+        outside loops and never written in place, or the counter of an enclosing `for` loop
+        (the backward loop recomputes it)."""
+        if name in self.written:
+            return False
+        definitions = self.definitions.get(name, [])
+        if not definitions:
+            return True  # a parameter, or a global inlined as a constant
+        if any(isinstance(d, (gast.For, gast.While)) for d in definitions):
+            return any(loop.target.id == name and self._recomputed(statement, name, self.body)
+                       for loop in _enclosing_loops(self.body, statement) or ()
+                       if isinstance(loop, gast.For))
+        return len(definitions) == 1 and name not in self.params and \
+            self.region_of[id(definitions[0])] is None
+
+    def _stable_expression(self, expression, statement):
+        return all(self._stable(n, statement) for n in activity.names_read(expression))
 
     def _recomputed(self, statement, name, body):
         """A `for` counter is recomputed by the backward loop: reads inside need no save."""
@@ -274,7 +298,12 @@ class Saves:
         if not getattr(statement, "s2sad_guard", False):
             code.append(nodes.Comment(f"grad of: {self._header(statement)}"))
         if self.region_of[id(statement)] is not None:
-            code.append(nodes.assign(flag, _pop(self._stack(("flag", flag), f"_stack{flag}"))))
+            if self._stable_expression(statement.test, statement):
+                self.recomputed.add(flag)  # the backward sweep evaluates the test again
+                code.append(nodes.assign(flag, nodes.clone(statement.test)))
+            else:
+                code.append(nodes.assign(flag, _pop(self._stack(("flag", flag),
+                                                                f"_stack{flag}"))))
         test = nodes.name(flag)
         if not body:
             test, body, orelse = gast.UnaryOp(gast.Not(), test), orelse, []
@@ -291,13 +320,24 @@ class Saves:
         code = [nodes.Comment(f"grad of: {self._header(statement)}")]
         code.extend(self.loads.get(id(statement), []))
         if self.region_of[id(statement)] is not None:
-            code.append(self.pop_count(("trips", trips), trips))
+            if self._stable_range(statement):
+                self.recomputed.add(trips)  # the backward sweep counts the range again
+                code.append(nodes.assign(trips, _call("len", nodes.clone(statement.iter))))
+            else:
+                code.append(self.pop_count(("trips", trips), trips))
         if checkpoint.is_checkpointed(statement):
             return code + checkpoint.backward(self, statement, counter, first + body)
         backwards = _call("range", gast.BinOp(nodes.name(trips), gast.Sub(), nodes.constant(1)),
                           _minus_one(), _minus_one())
         return code + [gast.For(nodes.name(counter, store=True), backwards, first + body, [],
                                 None)]
+
+    def _stable_range(self, loop):
+        """A `for` over a range of stable bounds that runs to its end (its trip count can be
+        computed again in the backward sweep)."""
+        return isinstance(loop, gast.For) and not getattr(loop, "s2sad_exits", None) and \
+            not checkpoint.is_checkpointed(loop) and \
+            self._stable_expression(loop.iter, loop)
 
     def _counter(self, loop):
         """The backward loop's counter, and the statement recomputing the forward counter."""
@@ -370,7 +410,7 @@ class Saves:
                 test = statement.test if taped else nodes.clone(statement.test)
                 return [gast.If(test, body or [gast.Pass()], orelse)]
             code = [nodes.assign(flag, statement.test)]
-            if in_loop:
+            if in_loop and flag not in self.recomputed:
                 code.append(_push(self._stack(("flag", flag), f"_stack{flag}"),
                                   nodes.name(flag)))
             return code + [gast.If(nodes.name(flag), body or [gast.Pass()], orelse)]
@@ -403,7 +443,7 @@ class Saves:
                                   for f in statement._fields})
         loop.body, loop.orelse = body or [gast.Pass()], []
         code.append(loop)
-        if trips is not None and in_loop:
+        if trips is not None and in_loop and trips not in self.recomputed:
             code.append(self.keep_count(("trips", trips), trips))
         return code
 
