@@ -32,9 +32,12 @@ def accumulate_in_place(function):
         for t in range(_trips0 - 1, -1, -1):        -->   for t in range(_trips0 - 1, -1, -1):
             dw_h = dw_h + rt.matmul_grad_a(g, w_h, h)          dw_h += rt.matmul_grad_a(g, w_h, h)
     """
-    fresh, accumulations, allowed, spoiled = {}, [], set(), set()
+    fresh, accumulations, allowed, spoiled, loads = {}, [], set(), set(), []
     for node in gast.walk(function):
-        if isinstance(node, gast.Assign):
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load):
+                loads.append(node)
+        elif isinstance(node, gast.Assign):
             for target in node.targets:
                 if not isinstance(target, gast.Name):
                     spoiled.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name)
@@ -58,29 +61,30 @@ def accumulate_in_place(function):
             allowed.add(id(node.value))  # an element write: in place anyway
         elif _is_call(node, "copy"):
             allowed.update(id(a.value) for a in node.args if isinstance(a, gast.Subscript))
-    for node in gast.walk(function):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                id(node) not in allowed:
-            spoiled.add(node.id)  # read some other way: it might keep the array
+    spoiled.update(n.id for n in loads if id(n) not in allowed)  # read otherwise: may keep it
     owners = set(fresh) - spoiled
-    _InPlace({id(a) for a in accumulations if a.targets[0].id in owners}).visit(function)
+    chosen = {id(a) for a in accumulations if a.targets[0].id in owners}
+    if chosen:
+        _in_place(function, chosen)
+
+
+def _in_place(node, chosen):
+    for field in ("body", "orelse"):
+        statements = getattr(node, field, None)
+        if not isinstance(statements, list):
+            continue
+        for index, statement in enumerate(statements):
+            if id(statement) in chosen:
+                statements[index] = gast.copy_location(gast.AugAssign(
+                    statement.targets[0], gast.Add(), statement.value.right), statement)
+            else:
+                _in_place(statement, chosen)
 
 
 def _is_call(node, helper):
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
         node.func.attr == helper and isinstance(node.func.value, gast.Name) and \
         node.func.value.id == "rt"
-
-
-class _InPlace(gast.NodeTransformer):
-    def __init__(self, chosen):
-        self.chosen = chosen
-
-    def visit_Assign(self, node):
-        if id(node) in self.chosen:
-            return gast.copy_location(gast.AugAssign(node.targets[0], gast.Add(),
-                                                     node.value.right), node)
-        return node
 
 
 def _int_literal(node):

@@ -45,6 +45,7 @@ class Saves:
         self.recomputed = set()  # branch flags and trip counts evaluated again, not kept
         self.region_of = {}      # id(statement) -> outermost enclosing loop, or None
         self.position = {}       # id(statement) -> (the statement list holding it, its index)
+        self.loops_around = {}   # id(statement) -> the loops around it, outermost first
         self.definitions = collections.defaultdict(list)  # name -> statements assigning it
         self.body = body
         self.params = {a.id for a in list(source.tree.args.posonlyargs) +
@@ -54,14 +55,17 @@ class Saves:
 
     # ---- deciding ------------------------------------------------------------------------------
 
-    def _regions(self, statements, region):
+    def _regions(self, statements, region, loops=()):
         for index, statement in enumerate(statements):
             self.region_of[id(statement)] = region
+            self.loops_around[id(statement)] = loops
             self.position[id(statement)] = (statements, index)
             for name in self._defined_by(statement):
                 self.definitions[name].append(statement)
+            inner = loops + (statement,) if _is_loop(statement) else loops
             for child in _children(statement):
-                self._regions(child, region or statement if _is_loop(statement) else region)
+                self._regions(child, region or statement if _is_loop(statement) else region,
+                              inner)
 
     def _plan(self, body):
         after_use = collections.defaultdict(set)     # region -> names kept after each use
@@ -190,7 +194,7 @@ class Saves:
             return True  # a parameter, or a global inlined as a constant
         if any(isinstance(d, (gast.For, gast.While)) for d in definitions):
             return any(loop.target.id == name and self._recomputed(statement, name, self.body)
-                       for loop in _enclosing_loops(self.body, statement) or ()
+                       for loop in self.loops_around.get(id(statement), ())
                        if isinstance(loop, gast.For))
         return len(definitions) == 1 and name not in self.params and \
             self.region_of[id(definitions[0])] is None
@@ -200,9 +204,11 @@ class Saves:
 
     def _recomputed(self, statement, name, body):
         """A `for` counter is recomputed by the backward loop: reads inside need no save."""
-        for loop in _enclosing_loops(body, statement) or ():
-            if isinstance(loop, gast.For) and loop.target.id == name and not any(
-                    name in self._defined_by(s) for s in _walk(loop.body)):
+        loops = self.loops_around.get(id(statement)) if body is self.body else \
+            _enclosing_loops(body, statement)
+        for loop in loops or ():
+            if isinstance(loop, gast.For) and loop.target.id == name and \
+                    name not in self._assigned_in(loop):
                 return True
         return False
 
@@ -256,9 +262,14 @@ class Saves:
                 id(loop) not in self.recorded or checkpoint.is_checkpointed(loop):
             return False
         start, step = _range_start_step(loop.iter)
-        counter = loop.target.id
-        return _is_constant(start, 0) and _is_constant(step, 1) and not any(
-            counter in self._defined_by(s) for s in _walk(loop.body))
+        return _is_constant(start, 0) and _is_constant(step, 1) and \
+            loop.target.id not in self._assigned_in(loop)
+
+    def _assigned_in(self, loop):
+        if ("assigned", id(loop)) not in self.recorded:
+            self.recorded[("assigned", id(loop))] = {
+                name for s in _walk(loop.body) for name in self._defined_by(s)}
+        return self.recorded[("assigned", id(loop))]
 
     # ---- the backward sweep: markers expanded ------------------------------------------------
 
