@@ -11,7 +11,7 @@ from .modes import jvp, vjp, jacobian  # noqa: E402
 from .higher import hvp, hessian  # noqa: E402
 from .errors import (S2sadError, UserError, UnsupportedError, TemplateError,  # noqa: E402
                      OutputError, ArgumentError, InternalError, GradientCutError, S2sadWarning,
-                     GradientCutWarning, ZeroGradientWarning, NonFiniteError)
+                     GradientCutWarning, ZeroGradientWarning, NonFiniteError, CacheWarning)
 from .jit import JitFallbackWarning  # noqa: E402
 from .rt import stop_gradient, grad_of, checkpointed  # noqa: E402
 from .templates import (adjoint, tangent, nondifferentiable, not_implemented, d,  # noqa: E402
@@ -23,4 +23,5 @@ __all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian",
            "not_implemented", "d", "check", "verify_rule",
            "VerificationError", "S2sadError", "UserError", "UnsupportedError", "TemplateError",
            "OutputError", "ArgumentError", "InternalError", "NonFiniteError", "GradientCutError",
-           "S2sadWarning", "GradientCutWarning", "ZeroGradientWarning", "JitFallbackWarning"]
+           "S2sadWarning", "GradientCutWarning", "ZeroGradientWarning", "JitFallbackWarning",
+           "CacheWarning"]

@@ -143,6 +143,8 @@ def load_target(target):
             module = importlib.import_module(where)
         except ImportError as exc:
             raise UsageError(f"cannot import module {where!r} ({exc})") from None
+        except Exception as exc:  # the module's own code failed
+            raise UsageError(f"importing {where} failed: {_failure(exc)}") from None
         label = where
     func = _function(getattr(module, name, None))
     if func is None:
@@ -172,8 +174,26 @@ def _load_file(path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a syntax error, or the file's own code failed
+        sys.modules.pop(name, None)
+        raise UsageError(f"cannot load {path}: {_failure(exc)}") from None
     return module
+
+
+def _failure(exc):
+    """`SyntaxError: expected ':' (broken.py, line 2)`: the error and where in the user's
+    file it happened."""
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg} ({os.path.basename(exc.filename or '?')}, line " \
+               f"{exc.lineno})"
+    tb, where = exc.__traceback__, ""
+    while tb is not None:  # the innermost frame outside importlib
+        if "importlib" not in tb.tb_frame.f_code.co_filename:
+            where = f" ({os.path.basename(tb.tb_frame.f_code.co_filename)}, line {tb.tb_lineno})"
+        tb = tb.tb_next
+    return f"{type(exc).__name__}: {exc}{where}"
 
 
 def _positions(func, wrt):

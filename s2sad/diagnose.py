@@ -23,8 +23,9 @@ FD_TOLERANCE = 1e-5   # central differences in float64 agree to ~1e-8 on smooth 
 
 def findings(func, positions):
     """The Diagnostics of transforming `func` w.r.t. `positions` (warnings and errors)."""
-    from . import pipeline
+    from . import api, pipeline
     try:
+        api.reject_integer_uses(func, positions)
         generated = pipeline.gradient(func, positions)
     except UserError as exc:
         return list(exc.diagnostics)

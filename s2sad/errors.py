@@ -11,6 +11,7 @@ everything s2sad raises with one clause.
       fix: add one with @s2sad.adjoint(numpy.flip), or wrap the value in s2sad.stop_gradient(...)
 """
 import dataclasses
+import inspect
 import linecache
 import os
 
@@ -20,9 +21,16 @@ class S2sadError(Exception):
 
 
 class UserError(S2sadError):
-    """The input cannot be differentiated as written; the message says where and how to fix it."""
+    """The input cannot be differentiated as written; the message says where and how to fix it.
+
+    Takes Diagnostics (one or several, reported together), or for a problem with no place in
+    any source a plain message."""
 
     def __init__(self, diagnostics):
+        if isinstance(diagnostics, str):
+            diagnostics = [Diagnostic(None, diagnostics)]
+        elif isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
         self.diagnostics = list(diagnostics)
         super().__init__(self._render())
 
@@ -62,12 +70,16 @@ class ZeroGradientWarning(S2sadWarning):
     """The output does not depend on a parameter the gradient is taken w.r.t."""
 
 
-class OutputError(S2sadError, ValueError):
+class OutputError(UserError, ValueError):
     """The differentiated function returned something `grad` cannot seed (e.g. an array)."""
 
 
-class ArgumentError(S2sadError, TypeError):
+class ArgumentError(UserError, TypeError):
     """Bad arguments to s2sad's API or to a gradient function (wrt, dtypes, counts)."""
+
+
+class CacheWarning(S2sadWarning):
+    """The cache directory cannot be used; generated code goes to a temporary one."""
 
 
 class InternalError(S2sadError):
@@ -91,6 +103,22 @@ class Location:
         return f"{_display_path(self.path)}:{self.line}:{self.col + 1}"
 
 
+def call_site():
+    """The Location of the innermost call from outside s2sad (the user's `s2sad.grad(f, ...)`
+    or `df(x)`), with its columns; None if there is none."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = inspect.currentframe()
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    positions = getattr(inspect.getframeinfo(frame, context=0), "positions", None)  # 3.11+
+    line = (positions and positions.lineno) or frame.f_lineno
+    col = (positions and positions.col_offset) or 0
+    end_col = positions.end_col_offset if positions and positions.end_lineno == line else None
+    return Location(frame.f_code.co_filename, line, col, end_col)
+
+
 @dataclasses.dataclass
 class Diagnostic:
     """One finding: where, what, why and how to fix it."""
@@ -102,8 +130,11 @@ class Diagnostic:
     severity: str = "error"
 
     def render(self):
-        lines = [f"{self.where}: {self.severity}: {self.message}"]
-        lines += _source_excerpt(self.where)
+        if self.where is None:  # nowhere in any source: the message alone
+            lines = [f"{self.severity}: {self.message}"]
+        else:
+            lines = [f"{self.where}: {self.severity}: {self.message}"]
+            lines += _source_excerpt(self.where)
         for label, text in (("why", self.why), ("fix", self.fix)):
             if text:
                 lines.append(f"  {label}: " + text.replace("\n", "\n       "))

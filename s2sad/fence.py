@@ -43,6 +43,7 @@ DESCRIPTIONS = {
     gast.Dict: "dict displays", gast.Set: "set displays",
     gast.List: "list displays (other than in `for x in [a, b]`)",
     gast.NamedExpr: "assignment expressions (`:=`)", gast.AnnAssign: "annotated assignments",
+    gast.Attribute: "assignment to an attribute (`obj.a = v`)",
 }
 BINOP_SYMBOLS = {gast.FloorDiv: "//", gast.Mod: "%", gast.LShift: "<<", gast.RShift: ">>",
                  gast.BitOr: "|", gast.BitXor: "^", gast.BitAnd: "&"}
@@ -78,6 +79,8 @@ class _Fence:
         for star, kind in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
             if star is not None:
                 self.report(star, f"functions with {kind} are not supported",
+                            why="s2sad differentiates w.r.t. parameters it knows by name and "
+                                "position",
                             fix="give every parameter a name")
 
     def _statement(self, node):
@@ -89,11 +92,11 @@ class _Fence:
             self._for(node)
         elif isinstance(node, gast.Return):
             if node.value is None:
-                self.report(node, "`return` without a value", fix="return the function's result")
+                self.report(node, "`return` without a value",
+                            why="s2sad differentiates the value the function returns",
+                            fix="return the function's result")
         elif isinstance(node, gast.Expr) and not _is_docstring(node):
-            self.report(node, "expression statements (e.g. bare calls) are not supported",
-                        why="their result is discarded, and side effects are not differentiated",
-                        fix="remove the statement, or assign its result to a variable")
+            self._expression_statement(node)
             return
         elif isinstance(node, gast.Assign):
             for target in node.targets:
@@ -114,6 +117,20 @@ class _Fence:
                 self._expression(child)
             elif isinstance(child, gast.stmt):
                 self._statement(child)
+
+    def _expression_statement(self, node):
+        value = node.value
+        if isinstance(value, (gast.Yield, gast.YieldFrom, gast.Await)):
+            return self._unsupported(value)
+        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["print"]:
+            return self.report(node, "print(...) is not supported in a differentiated function",
+                               why="the gradient runs generated code, not your function's "
+                                   "statements one by one",
+                               fix="print outside the function; to see a gradient, print it "
+                                   "in a `with s2sad.grad_of(x) as dx:` block")
+        self.report(node, "expression statements (e.g. bare calls) are not supported",
+                    why="their result is discarded, and side effects are not differentiated",
+                    fix="remove the statement, or assign its result to a variable")
 
     def _hook(self, node):
         """`with s2sad.grad_of(x) as dx:` (normalize.py checks the function is grad_of): a body
@@ -166,12 +183,15 @@ class _Fence:
     def _for(self, node):
         if not isinstance(node.target, gast.Name):
             self.report(node.target, "a `for` loop must assign one name",
+                        why="s2sad records and replays one loop variable",
                         fix="unpack inside the loop body (`for row in rows: a, b = ...`)")
         iterable = node.iter
         if isinstance(iterable, gast.Call) and nodes.dotted_parts(iterable.func) in (
                 ["enumerate"], ["zip"], ["reversed"]):
             name = iterable.func.id
             self.report(iterable, f"`for` over {name}(...) is not supported yet",
+                        why="s2sad loops over range(...), the rows of an array, or a tuple or "
+                            "list of values",
                         fix="loop over range(len(x)) and index")
         if is_checkpointed(iterable):
             iterable.s2sad_loop_iter = True
@@ -184,6 +204,7 @@ class _Fence:
         if len(call.args) + len(every) not in (1, 2) or len(call.args) > 2 or \
                 len(every) != len(call.keywords):
             self.report(call, "s2sad.checkpointed takes a range and optionally `every=k`",
+                        why="it marks the loop whose iterations are recomputed from snapshots",
                         fix="write `for i in s2sad.checkpointed(range(n)):` or "
                             "`s2sad.checkpointed(range(n), every=k)`")
             return
@@ -203,10 +224,17 @@ class _Fence:
             for element in node.elts:
                 self._target(element)
             return
+        if isinstance(node, gast.Starred):
+            self.report(node, "starred assignment (`a, *rest = ...`) is not supported",
+                        why="s2sad unpacks a known number of values",
+                        fix="index instead: a, rest = x[0], x[1:]")
+            return
         if isinstance(node, gast.Subscript):
             if not isinstance(node.value, gast.Name):
                 self.report(node, "assignment into an indexed value (`a[i][j] = v`) is not "
-                            "supported", fix="index once: a[i, j] = v")
+                            "supported", why="s2sad saves and restores what one index "
+                                             "overwrites in a named array",
+                            fix="index once: a[i, j] = v")
             self._expression(node.slice)
             return
         self._unsupported(node)
@@ -223,38 +251,46 @@ class _Fence:
                 self._expression(element)
             return
         if not isinstance(node, ALLOWED_EXPRESSIONS):
-            self._unsupported(node)
-        elif isinstance(node, gast.BinOp):
+            return self._unsupported(node)  # once: not again for what it contains
+        if isinstance(node, gast.BinOp):
             self._operator(node, node.op)
         elif isinstance(node, gast.UnaryOp) and not isinstance(node.op, ALLOWED_UNARYOPS):
             self.report(node, f"the unary operator `{_unary_symbol(node.op)}` is not supported",
+                        why="it works on bits or truth values, which have no derivative",
                         fix="use arithmetic operators or NumPy functions")
         elif isinstance(node, gast.Call):
             self._call(node)
         elif isinstance(node, gast.Constant) and isinstance(node.value, complex):
             self.report(node, "complex numbers are not supported",
-                        why="s2sad differentiates real float64 code")
+                        why="s2sad differentiates real float64 code",
+                        fix="compute with the real and imaginary parts as two real values")
         for child in gast.iter_child_nodes(node):
             self._expression(child)
 
     def _call(self, node):
         if nodes.dotted_parts(node.func) is None and not isinstance(node.func, gast.Attribute):
             self.report(node.func, "only calls of named functions (`f(x)`, `np.sin(x)`) are "
-                        "supported", fix="assign the function to a name first, or call it directly")
+                        "supported", why="s2sad must know which function a call calls when it "
+                                         "transforms the code",
+                        fix="assign the function to a name first, or call it directly")
         if is_checkpointed(node) and not getattr(node, "s2sad_loop_iter", False):
             self.report(node, "s2sad.checkpointed(...) is supported only as what a `for` loop "
-                        "iterates over", fix="write `for i in s2sad.checkpointed(range(n)):`")
+                        "iterates over", why="it marks a loop; elsewhere it means nothing",
+                        fix="write `for i in s2sad.checkpointed(range(n)):`")
         for argument in node.args:
             _mark_sequences(argument)
         for keyword in node.keywords:
             if keyword.arg is None:
                 self.report(keyword.value, "`**kwargs` in calls is not supported",
+                            why="s2sad must know each argument's name when it transforms the "
+                                "call",
                             fix="pass each keyword argument by name")
 
     def _operator(self, node, op):
         if not isinstance(op, ALLOWED_BINOPS):
             symbol = BINOP_SYMBOLS.get(type(op), type(op).__name__)
             self.report(node, f"the operator `{symbol}` is not supported yet",
+                        why="it works on bits, which have no derivative",
                         fix="use + - * / ** @ % // or a NumPy function")
 
     def _unsupported(self, node):
@@ -264,6 +300,48 @@ class _Fence:
                         "`if`, `for` and `while`",
                     fix="rewrite this part without it, or move it out of the differentiated "
                         "function")
+
+
+# Arguments that are counts, shapes or axes: by position, for functions named so (the fence
+# runs before names are resolved), and by keyword for any call.
+INTEGER_POSITIONS = {"range": (0, 1, 2), "zeros": (0,), "ones": (0,), "empty": (0,),
+                     "full": (0,), "reshape": (1,), "tile": (1,), "broadcast_to": (1,),
+                     "repeat": (1,), "eye": (0, 1)}
+INTEGER_KEYWORDS = {"axis", "axes", "shape", "newshape", "reps", "repeats", "k"}
+
+
+def integer_uses(source, names):
+    """Diagnostics for parameters in `names` (the differentiated ones, which become floats)
+    used directly as a count, a shape, an axis or an index: `range(n)`, `numpy.zeros(n)`,
+    `x.sum(axis=k)`, `x[i]`, `x[:n]`."""
+    found = []
+    for node in gast.walk(source.tree):
+        if isinstance(node, gast.Call):
+            parts = nodes.dotted_parts(node.func) or \
+                ([node.func.attr] if isinstance(node.func, gast.Attribute) else [""])
+            what = f"{parts[-1]}(...)"
+            positions = INTEGER_POSITIONS.get(parts[-1], ())
+            arguments = [a for k, a in enumerate(node.args) if k in positions]
+            arguments += [k.value for k in node.keywords if k.arg in INTEGER_KEYWORDS]
+            found += [(name, node, f"a count, shape or axis of {what}")
+                      for argument in arguments for name in _plain_names(argument, names)]
+        elif isinstance(node, gast.Subscript):
+            found += [(name, node, "an index") for name in _plain_names(node.slice, names)]
+    return [Diagnostic(source.loc(node), f"'{name}' is differentiated but used as {use}",
+                       why="a differentiated argument becomes a float, and a count or an index "
+                           "has no derivative",
+                       fix=f"leave '{name}' out of wrt")
+            for name, node, use in found]
+
+
+def _plain_names(node, names):
+    """Names in `names` that `node` computes with directly (not through a call or attribute,
+    as in len(x) or x.shape)."""
+    if isinstance(node, gast.Name):
+        return [node.id] if node.id in names else []
+    if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Tuple, gast.Slice)):
+        return [n for child in gast.iter_child_nodes(node) for n in _plain_names(child, names)]
+    return []
 
 
 def is_checkpointed(node):

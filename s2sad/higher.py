@@ -25,19 +25,23 @@ import os
 import numpy
 
 from . import cache, jit, pipeline
-from .api import Transformed, _as_float, _scalar_output, _shaped_like
-from .errors import ArgumentError, OutputError
+from .api import (Transformed, _as_float, _at_call, _scalar_output, _shaped_like, argument_error,
+                  bind_arguments)
+from .errors import OutputError
 
 
 def derivative_function(gradient):
     """For `grad(grad(f))`: a plain function with f's parameters returning df/dx, x being
     the one scalar parameter `gradient` differentiates."""
     if not gradient.single:
-        raise ArgumentError(f"grad(grad({gradient.func.__name__})): the inner grad must be "
-                            "w.r.t. one parameter (a tuple of gradients is not a scalar); use "
-                            "s2sad.hessian(f, wrt=...) for several")
+        raise argument_error(f"grad(grad({gradient.func.__name__})): the inner grad must be "
+                             "w.r.t. one parameter (a tuple of gradients is not a scalar)",
+                             why="the outer grad needs the inner gradient to be one number",
+                             fix="use s2sad.hessian(f, wrt=...) for several")
     if getattr(gradient, "check_nan", False):
-        raise ArgumentError("grad(grad(f)): the inner grad cannot use check_nan")
+        raise argument_error("grad(grad(f)): the inner grad cannot use check_nan",
+                             why="the checks are not differentiable code",
+                             fix="put check_nan=True on the outer grad only")
     return _directional(gradient.func, gradient.positions, unit=True)
 
 
@@ -46,9 +50,11 @@ def require_scalar(gradient, values):
     for i in gradient.positions:
         if not isinstance(values[i], float):
             name = list(gradient.signature.parameters)[i]
-            raise OutputError(f"grad(grad({gradient.func.__name__})): '{name}' is an array, so "
-                              f"the gradient of {gradient.func.__name__} is not a scalar; use "
-                              "s2sad.hessian(f) or s2sad.hvp(f) for arrays")
+            raise OutputError([_at_call(
+                f"grad(grad({gradient.func.__name__})): '{name}' is an array, so the gradient "
+                f"of {gradient.func.__name__} is not a scalar",
+                why="grad differentiates a function returning one number",
+                fix="use s2sad.hessian(f) or s2sad.hvp(f) for arrays")])
 
 
 def hvp(func=None, wrt=0, *, jit=None, strict=False):
@@ -82,34 +88,35 @@ class HvpFunction(Transformed):
     def build(self, kinds):
         return pipeline.gradient(self.func, self.positions, kinds)
 
+    def user_function(self):
+        return self.user_func
+
+    def rebuild(self):
+        self.func = _directional(self.user_func, self.positions, unit=False)
+
     def bind(self, args, kwargs):
         count = len(self.positions)
         if len(args) < count:
-            raise ArgumentError(f"hvp of {self.user_func.__name__}: pass the arguments, then "
-                                f"one vector for each of {', '.join(self.wrt_names)}")
+            raise argument_error(f"hvp of {self.user_func.__name__}: pass the arguments, then "
+                                 f"one vector for each of {', '.join(self.wrt_names)}",
+                                 why="H v needs a vector v for each differentiated parameter",
+                                 fix="call it as hvp_f(*args, v)")
         values = self.arguments(args[:len(args) - count], kwargs)
         names = list(self.user_signature.parameters)
         for v, i in zip(args[len(args) - count:], self.positions):
             vector = _as_float(v, f"the vector for '{names[i]}'")
             if numpy.shape(vector) != numpy.shape(values[i]):
-                raise ArgumentError(f"the vector for '{names[i]}' has shape "
-                                    f"{numpy.shape(vector)}, '{names[i]}' has shape "
-                                    f"{numpy.shape(values[i])}")
+                raise argument_error(f"the vector for '{names[i]}' has shape "
+                                     f"{numpy.shape(vector)}, '{names[i]}' has shape "
+                                     f"{numpy.shape(values[i])}",
+                                     why="v is a direction in the space of its parameter",
+                                     fix=f"pass a vector shaped like '{names[i]}'")
             values.append(vector)
         return values
 
     def arguments(self, args, kwargs):
         """f's arguments in order, defaults applied, `wrt` ones as floats."""
-        try:
-            bound = self.user_signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise ArgumentError(f"{self.user_func.__name__}(): {exc}") from None
-        bound.apply_defaults()
-        values = list(bound.arguments.values())
-        names = list(bound.arguments)
-        for i in self.positions:
-            values[i] = _as_float(values[i], names[i])
-        return values
+        return bind_arguments(self.user_func, self.user_signature, self.positions, args, kwargs)
 
     def parameter_names(self):
         return super().parameter_names() + [f"_v{k}" for k in range(len(self.positions))]

@@ -14,8 +14,8 @@ import numbers
 import numpy
 
 from . import pipeline
-from .api import Transformed, _as_float, _is_number
-from .errors import ArgumentError, InternalError, OutputError
+from .api import Transformed, _as_float, _is_number, _output_location, argument_error
+from .errors import Diagnostic, InternalError, OutputError
 
 
 def jvp(func=None, wrt=0, *, jit=None, strict=False):
@@ -42,7 +42,10 @@ def jacobian(func=None, wrt=0, *, mode=None, jit=None, strict=False):
     if f returns a tuple). `mode`: "forward" (one jvp per input element), "reverse" (one vjp
     per output element), or None to pick the one needing fewer calls."""
     if mode not in (None, "forward", "reverse"):
-        raise ArgumentError(f"mode={mode!r}: expected 'forward', 'reverse' or None")
+        raise argument_error(f"mode={mode!r}: expected 'forward', 'reverse' or None",
+                             why="forward mode makes one column per input element, reverse mode "
+                                 "one row per output element",
+                             fix="leave it out: s2sad picks the mode that needs fewer calls")
     if func is None:
         return lambda f: JacobianFunction(f, wrt, mode, jit, strict)
     return JacobianFunction(func, wrt, mode, jit, strict)
@@ -57,8 +60,12 @@ class JvpFunction(Transformed):
     def __call__(self, *args, **kwargs):
         count = len(self.positions)
         if len(args) < count:
-            raise ArgumentError(f"jvp of {self.func.__name__}: pass the arguments, then one "
-                                f"tangent for each of {', '.join(self.wrt_names)}")
+            raise argument_error(f"jvp of {self.func.__name__}: pass the arguments, then one "
+                                 f"tangent for each of {', '.join(self.wrt_names)}",
+                                 why="a jvp differentiates along one direction for each "
+                                     "differentiated parameter",
+                                 fix=f"call it as jvp_f(*args, "
+                                     f"{', '.join('d' + n for n in self.wrt_names)})")
         values = self.bind(args[:len(args) - count], kwargs)
         tangents = [_tangent_like(t, values[i], name) for t, i, name in
                     zip(args[len(args) - count:], self.positions, self.wrt_names)]
@@ -82,14 +89,22 @@ class VjpFunction(Transformed):
 
     def __call__(self, *args, **kwargs):
         if not args:
-            raise ArgumentError(f"vjp of {self.func.__name__}: pass the arguments, then the "
-                                "cotangent (shaped like the output)")
+            raise argument_error(f"vjp of {self.func.__name__}: pass the arguments, then the "
+                                 "cotangent (shaped like the output)",
+                                 why="a vjp weighs the output with the cotangent",
+                                 fix="call it as vjp_f(*args, cotangent)")
         values = self.bind(args[:-1], kwargs)
         cotangent = _cotangent(args[-1])
+        runner = self.runner(values)  # transformation errors are not about the cotangent
         try:
-            value, *grads = self.runner(values)(*values, cotangent)
+            value, *grads = runner(*values, cotangent)
         except Exception:  # a cotangent of the wrong shape fails inside; say that instead
-            _check_cotangent(cotangent, self.func(*values), self.func)
+            try:
+                expected = self.func(*values)
+            except Exception:  # noqa: BLE001  (then the gradient's own error is the one)
+                expected = None
+            if expected is not None:
+                _check_cotangent(cotangent, expected, self.func)
             raise
         _check_cotangent(cotangent, value, self.func)
         grads = [_shaped_grad(g, values[i]) for g, i in zip(grads, self.positions)]
@@ -122,8 +137,11 @@ class JacobianFunction:
         outputs = list(value) if isinstance(value, tuple) else [value]
         for output in outputs:
             if not isinstance(output, (numbers.Real, numpy.ndarray)):
-                raise OutputError(f"{self.func.__name__} returned a {type(output).__name__}; "
-                                  "a Jacobian needs float or array outputs")
+                raise OutputError([Diagnostic(
+                    _output_location(self.func), f"{self.func.__name__} returned a "
+                    f"{type(output).__name__}; a Jacobian needs float or array outputs",
+                    why="a Jacobian is made of the derivatives of numbers",
+                    fix="return floats or arrays (a tuple of them for several outputs)")])
         size_in = sum(numpy.size(x) for x in inputs)
         size_out = sum(numpy.size(y) for y in outputs)
         mode = self.mode or ("forward" if size_in <= size_out else "reverse")
@@ -184,8 +202,10 @@ def _scalar_if_0d(block):
 def _tangent_like(tangent, primal, name):
     tangent = _as_float(tangent, f"d{name}")
     if numpy.shape(tangent) != numpy.shape(primal):
-        raise ArgumentError(f"the tangent of '{name}' has shape {numpy.shape(tangent)}, "
-                            f"'{name}' has shape {numpy.shape(primal)}")
+        raise argument_error(f"the tangent of '{name}' has shape {numpy.shape(tangent)}, "
+                             f"'{name}' has shape {numpy.shape(primal)}",
+                             why="a tangent is a direction in the space of its parameter",
+                             fix=f"pass a tangent shaped like '{name}'")
     if isinstance(primal, numpy.ndarray) and not isinstance(tangent, numpy.ndarray):
         tangent = numpy.asarray(tangent, dtype=numpy.float64)
     return tangent
@@ -202,13 +222,17 @@ def _check_cotangent(cotangent, value, func):
     output is known only then)."""
     if isinstance(value, tuple) != isinstance(cotangent, tuple) or (
             isinstance(value, tuple) and len(value) != len(cotangent)):
-        raise ArgumentError(f"{func.__name__} returned {_describe(value)}; the cotangent must "
-                            f"have the same structure, not {_describe(cotangent)}")
+        raise argument_error(f"{func.__name__} returned {_describe(value)}; the cotangent must "
+                             f"have the same structure, not {_describe(cotangent)}",
+                             why="the cotangent weighs each output",
+                             fix="pass one cotangent per output, each shaped like it")
     pairs = zip(value, cotangent) if isinstance(value, tuple) else [(value, cotangent)]
     for v, c in pairs:
         if numpy.shape(v) != numpy.shape(c):
-            raise ArgumentError(f"{func.__name__} returned {_describe(value)}; the cotangent "
-                                f"is {_describe(cotangent)}")
+            raise argument_error(f"{func.__name__} returned {_describe(value)}; the cotangent "
+                                 f"is {_describe(cotangent)}",
+                                 why="the cotangent weighs each element of the output",
+                                 fix="pass a cotangent shaped like the output")
 
 
 def _describe(value):

@@ -9,7 +9,9 @@ turns them into a file:line:col `Location` for diagnostics and source-line comme
 import dataclasses
 import hashlib
 import inspect
+import linecache
 import os
+import types
 
 import gast
 
@@ -64,8 +66,20 @@ class SourceFunction:
 
 
 def parse_function(func):
-    """Read `func`'s source and parse it; raise a UserError when that is impossible."""
+    """Read `func`'s source and parse it; raise a UserError when that is impossible, or when
+    the source found is not the code the function runs (a wrapper made with functools.wraps,
+    a file edited after it was imported)."""
     where = code_location(func)
+    wrapped = inspect.unwrap(func)
+    if wrapped is not func:  # inspect would read the source of the wrapped function instead
+        raise UnsupportedError([Diagnostic(
+            code_location(wrapped), f"'{func.__name__}' is a wrapper made by a decorator "
+            f"(functools.wraps), defined at {where.path}:{where.line}",
+            why="the source s2sad can read is the wrapped function's, not the code the wrapper "
+                "runs, so its gradient would be of another function",
+            fix=f"differentiate the undecorated function ({func.__name__}.__wrapped__) and apply "
+                "what the decorator does outside it, or write the wrapper's computation in a "
+                "plain def")])
     try:
         lines, first_line = inspect.getsourcelines(func)
     except (OSError, TypeError) as exc:
@@ -87,15 +101,86 @@ def parse_function(func):
     except SyntaxError as exc:  # e.g. a function whose source is not a standalone def
         raise UnsupportedError([Diagnostic(
             where, f"cannot parse the source of {_describe(func)}: {exc.msg}",
+            why="inspect found source text that is not a whole function definition",
             fix="define the function with a plain `def` statement")]) from None
     tree = module.body[0]
     if not isinstance(tree, gast.FunctionDef):
         kind = "an async function" if isinstance(tree, gast.AsyncFunctionDef) else "this object"
         raise UnsupportedError([Diagnostic(
-            where, f"cannot differentiate {kind}", fix="differentiate a plain `def` function")])
+            where, f"cannot differentiate {kind}",
+            why="an async function returns a coroutine, not a number" if "async" in kind else
+                "its source is not a function definition",
+            fix="differentiate a plain `def` function")])
     tree.decorator_list = []
+    if not _runs_this_source(func, tree, text):
+        raise UnsupportedError([Diagnostic(
+            where, f"the source of '{func.__name__}' in {where.path} is not the code it runs",
+            why="the file was changed after the function was imported (or the function was "
+                "built from other code), and s2sad differentiates the source it reads",
+            fix="reload the module (importlib.reload) or restart Python, so that the function "
+                "and its file agree")])
     return SourceFunction(func, inspect.getsourcefile(func) or where.path, first_line, indent,
                           text, tree)
+
+
+def _runs_this_source(func, tree, text):
+    """Whether the function's code is what compiling its file as it is now gives (the whole
+    file: how names are bound decides the bytecode), with the same name and parameters."""
+    code = func.__code__
+    params = [a.id for a in list(tree.args.posonlyargs) + list(tree.args.args) +
+              list(tree.args.kwonlyargs)]
+    if tree.name != code.co_name or params != list(code.co_varnames[:len(params)]):
+        return False
+    module = _compiled_file(code.co_filename)
+    if module is None:
+        return True  # nothing to compare with (e.g. a notebook cell with magics)
+    same_name = [c for c in _code_objects(module) if _qualname(c) == _qualname(code)]
+    if not same_name:
+        return True  # built from other code: the name and parameters agreed
+    return any(c.co_firstlineno == code.co_firstlineno and _same_code(c, code)
+               for c in same_name)
+
+
+def _qualname(code):
+    return getattr(code, "co_qualname", code.co_name)  # Python 3.10 has no co_qualname
+
+
+_compiled = {}
+
+
+def _compiled_file(path):
+    """The code object of the file's current text (memoised on the text), or None."""
+    text = "".join(linecache.getlines(path))
+    key = (path, hashlib.sha256(text.encode()).digest())
+    if key not in _compiled:
+        try:
+            _compiled[key] = compile(text, path, "exec", dont_inherit=True) if text else None
+        except (SyntaxError, ValueError):
+            _compiled[key] = None
+    return _compiled[key]
+
+
+def _code_objects(code):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield const
+            yield from _code_objects(const)
+
+
+def _same_code(a, b):
+    """Same bytecode, names and constants, nested code objects included."""
+    if (a.co_code, a.co_names, a.co_varnames) != (b.co_code, b.co_names, b.co_varnames):
+        return False
+    consts_a, consts_b = a.co_consts, b.co_consts
+    if len(consts_a) != len(consts_b):
+        return False
+    for x, y in zip(consts_a, consts_b):
+        if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y):
+            return False
+    return True
 
 
 def _describe(func):

@@ -68,6 +68,8 @@ def gradient(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
         raise UnsupportedError([Diagnostic(
             generated.source.loc(returned), f"'{func.__name__}' returns a tuple; a gradient "
             "needs a scalar output",
+            why="a gradient is the derivative of one number; for several outputs it is not "
+                "defined",
             fix="return one scalar (e.g. the sum of the parts); vector-Jacobian products of "
                 "tuple outputs are not supported yet")])
     return generated

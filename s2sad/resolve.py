@@ -48,7 +48,8 @@ def resolve(source):
     """Rewrite `source.tree` in place; return the callees and any problems."""
     resolver = _Resolver(source)
     resolver.visit(source.tree)
-    return Resolution(resolver.callees, resolver.diagnostics, resolver.externals)
+    diagnostics = resolver.diagnostics + _endless_recursion(source)
+    return Resolution(resolver.callees, diagnostics, resolver.externals)
 
 
 def local_names(tree):
@@ -96,6 +97,21 @@ class _Resolver(gast.NodeTransformer):
     def report(self, node, message, why="", fix=""):
         self.diagnostics.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
 
+    def visit_FunctionDef(self, node):
+        if node is self.source.tree:
+            return self.generic_visit(node)
+        return self._nested(node)
+
+    def _nested(self, node):
+        """A nested def, class, lambda or comprehension: the fence reports it; its inside is
+        not the function's code, so its names are not looked up."""
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            self.locals.add(node.name)
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _nested
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
+
     def visit_Call(self, node):
         node.args = [self.visit(arg) for arg in node.args]
         node.keywords = [self.visit(keyword) for keyword in node.keywords]
@@ -112,7 +128,9 @@ class _Resolver(gast.NodeTransformer):
         if found is _MISSING:
             return node
         if isinstance(found, types.ModuleType) or not callable(found):
-            self.report(node.func, f"'{'.'.join(chain)}' is not a function")
+            self.report(node.func, f"'{'.'.join(chain)}' is not a function",
+                        why="it is a module or a value, and calling it fails",
+                        fix="call the function it contains, e.g. numpy.sin(x)")
             return node
         node.s2sad_ref = found
         name = canonical_name(found)
@@ -167,6 +185,8 @@ class _Resolver(gast.NodeTransformer):
         return gast.copy_location(call, node)
 
     def visit_Attribute(self, node):
+        if not isinstance(node.ctx, gast.Load):
+            return node  # `obj.a = v`: the fence reports it
         chain = nodes.dotted_parts(node)
         if chain is not None and chain[0] not in self.locals:
             return self._constant(node, chain)
@@ -216,12 +236,15 @@ class _Resolver(gast.NodeTransformer):
     def _lookup(self, node, chain):
         if chain[0] not in self.namespace:
             self.report(node, f"name '{chain[0]}' is not defined",
+                        why="s2sad looks up every name when it transforms the function",
                         fix="define it before differentiating the function")
             return _MISSING
         value = self.namespace[chain[0]]
-        for attribute in chain[1:]:
+        for depth, attribute in enumerate(chain[1:], start=1):
             if not hasattr(value, attribute):
-                self.report(node, f"'{'.'.join(chain)}' does not exist")
+                self.report(node, f"'{'.'.join(chain)}' does not exist",
+                            why=f"'{'.'.join(chain[:depth])}' has no attribute '{attribute}'",
+                            fix="check the spelling")
                 return _MISSING
             value = getattr(value, attribute)
         return value
@@ -243,6 +266,127 @@ def number_node(value):
     if value < 0:
         return gast.UnaryOp(gast.USub(), gast.Constant(-value, None))
     return gast.Constant(value, None)
+
+
+def _endless_recursion(source):
+    """A Diagnostic if every path through the function calls itself before returning: a
+    recursion without a base case, which would only end in a RecursionError (or, compiled, a
+    crash)."""
+    def calls_self(node):
+        return isinstance(node, gast.Call) and getattr(node, "s2sad_ref", None) is source.func
+    if not _must_recurse(source.tree.body, calls_self):
+        return []
+    first = next(n for n in gast.walk(source.tree) if calls_self(n))
+    name = source.tree.name
+    return [Diagnostic(source.loc(first), f"'{name}' calls itself on every path: the recursion "
+                       "has no base case",
+                       why=f"every path through {name} reaches this call before any `return`, "
+                           "so it never ends",
+                       fix=f"return without calling {name} for some arguments (a base case such "
+                           "as `if n == 0: return x`)")]
+
+
+def _must_recurse(statements, calls_self):
+    """Whether every path through `statements` makes a call for which `calls_self` holds
+    before leaving them (conservative: False when unsure)."""
+    for statement in statements:
+        if isinstance(statement, gast.If):
+            if _evaluates(statement.test, calls_self):
+                return True
+            if _must_recurse(statement.body, calls_self) and \
+                    _must_recurse(statement.orelse, calls_self):
+                return True
+        elif isinstance(statement, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
+            if _evaluates(statement.value, calls_self):
+                return True
+        if any(isinstance(n, gast.Return) for n in gast.walk(statement)):
+            return False  # some path may return here without the call
+    return False
+
+
+def _evaluates(node, calls_self):
+    """Whether evaluating `node` always makes such a call (not only in one branch of `a if c
+    else b`, or in the right operand of `and`/`or`)."""
+    if node is None:
+        return False
+    if calls_self(node):
+        return True
+    if isinstance(node, gast.IfExp):
+        return _evaluates(node.test, calls_self)
+    if isinstance(node, gast.BoolOp):
+        return _evaluates(node.values[0], calls_self)
+    if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                         gast.GeneratorExp)):
+        return False
+    return any(_evaluates(child, calls_self) for child in gast.iter_child_nodes(node))
+
+
+# ---- what a transformation read from globals: rebinding one makes the gradient stale ----------
+
+def global_state(func):
+    """What `func` and the user functions it reaches read from globals and closures, as a list
+    of (function, name, value) to compare with `same_state`: s2sad inlines numbers and binds
+    callees when it transforms, so a change there means transforming again."""
+    state, seen = [], set()
+    _collect_state(func, state, seen)
+    return state
+
+
+def same_state(a, b):
+    """Numbers compare by value, everything else by identity."""
+    return len(a) == len(b) and all(
+        fa is fb and na == nb and (va is vb or (_is_plain_number(va) and _is_plain_number(vb)
+                                                and type(va) is type(vb) and repr(va) == repr(vb)))
+        for (fa, na, va), (fb, nb, vb) in zip(a, b))
+
+
+def functions_of(state):
+    """The functions a state covers."""
+    return list({id(f): f for f, _, _ in state}.values())
+
+
+def _collect_state(func, state, seen):
+    if id(func) in seen or not isinstance(func, types.FunctionType):
+        return
+    seen.add(id(func))
+    code = func.__code__
+    state.append((func, "__code__", code))
+    names = _code_names(code)
+    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
+    modules = []
+    for name in names:
+        if name in cells:
+            try:
+                value = cells[name].cell_contents
+            except ValueError:  # not assigned yet
+                continue
+        elif name in func.__globals__:
+            value = func.__globals__[name]
+        else:
+            continue  # a builtin, a local or an attribute name
+        state.append((func, name, value))
+        if isinstance(value, types.ModuleType):
+            modules.append((name, value))
+        elif is_user_function(value):
+            _collect_state(value, state, seen)
+    for module_name, module in modules:  # `config.SCALE`, `helpers.f`
+        for name in names:
+            value = module.__dict__.get(name, _MISSING)
+            if _is_plain_number(value) or is_user_function(value):
+                state.append((func, f"{module_name}.{name}", value))
+                _collect_state(value, state, seen)
+
+
+def _code_names(code):
+    names = list(code.co_names) + list(code.co_freevars)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names += [n for n in _code_names(const) if n not in names]
+    return names
+
+
+def _is_plain_number(value):
+    return isinstance(value, (numbers.Number, numpy.generic)) or value is None
 
 
 def _namespace(func):
