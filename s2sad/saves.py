@@ -20,6 +20,7 @@ backward sweep.
 import collections
 
 import gast
+import numpy
 
 from . import activity, checkpoint, kinds, nodes, normalize
 
@@ -218,7 +219,43 @@ class Saves:
         if name in getattr(statement, "s2sad_scalars", ()) and not (
                 after and name in activity.targets(statement)):
             return nodes.name(name)
+        if self._private(name):
+            kept = nodes.name(name)
+            kept.s2sad_array = True  # not a number: no preallocated float stack for it
+            return kept
         return nodes.call("rt.saved", nodes.name(name))
+
+    def _private(self, name):
+        """Whether every value `name` holds is a new array no other name can see, so keeping it
+        needs no copy: each assignment makes one (arithmetic, a ufunc, a copy), nothing writes
+        into it, and it is only read by operations that make new values too."""
+        if ("private", name) not in self.recorded:
+            definitions = self.definitions.get(name, [])
+            self.recorded[("private", name)] = bool(definitions) and \
+                name not in self.written and \
+                all(self._makes_new_array(d) for d in definitions) and \
+                all(self._only_computes_from(name, s) for s in _simple(self.body))
+        return self.recorded[("private", name)]
+
+    def _makes_new_array(self, statement):
+        value = getattr(statement, "value", None)
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            return True
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            return value.value.id in self.written  # copied when kept (`_forward_one`)
+        return isinstance(value, gast.Call) and isinstance(
+            getattr(value, "s2sad_ref", None), numpy.ufunc) and not value.keywords
+
+    def _only_computes_from(self, name, statement):
+        """`statement` reads `name` only as an operand of arithmetic, a ufunc or a reduction."""
+        value = statement.value
+        if name not in activity.names_read(value):
+            return True
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            return True
+        return isinstance(value, gast.Call) and (
+            isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or
+            kinds.full_reduction(value))
 
     def _keep(self, statement, region, key, name, kept, put_back, forward, backward):
         if region is None:
@@ -251,7 +288,8 @@ class Saves:
                 continue
             statement, loop, kept = sites[0]
             if self._indexable(loop) and any(s is statement for s in loop.body) and \
-                    isinstance(kept, gast.Name) and kept.id not in statement.s2sad_ints:
+                    isinstance(kept, gast.Name) and kept.id not in statement.s2sad_ints and \
+                    not getattr(kept, "s2sad_array", False):
                 loops.setdefault(id(loop), []).append(stack)
                 self.preallocated[stack] = loop.target.id
         _Preallocate(self.preallocated, {self.recorded[k]: v for k, v in loops.items()
