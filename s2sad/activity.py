@@ -16,7 +16,9 @@ end of a loop body is varied at its head.
 
 Annotations, on every ANF statement:
 - `s2sad_varied`: the varied names it reads; `s2sad_active`: whether it gets an adjoint (for an
-  `if` or a loop: whether anything inside does);
+  `if` or a loop: whether anything inside does, or kills);
+- `s2sad_kills`, on an inactive assignment: the names it assigns whose adjoint may be nonzero
+  after it; the backward sweep drops them there (the old values get no gradient from later);
 - `s2sad_live`: names varied and useful just before it (a loop: at its head), whose adjoints the
   backward sweep must carry across it;
 - `s2sad_defined` / `s2sad_maybe`: names certainly / possibly assigned before it (a value can be
@@ -110,6 +112,8 @@ def _useful(statement, useful):
     else:
         assigned = targets(statement)
         statement.s2sad_active = statement.s2sad_result_varied and bool(assigned & useful)
+        if not statement.s2sad_active:  # its targets' later adjoints must not reach old values
+            statement.s2sad_kills = assigned & useful
         useful -= assigned
     if statement.s2sad_active:
         useful |= statement.s2sad_varied
@@ -117,7 +121,10 @@ def _useful(statement, useful):
 
 
 def _any_active(statements):
-    return any(getattr(s, "s2sad_active", False) for s in statements)
+    """Whether a branch or loop body has work in the backward sweep: an adjoint block, or an
+    adjoint to drop where a name gets a value without gradient (`if c: s = 0.0`)."""
+    return any(getattr(s, "s2sad_active", False) or getattr(s, "s2sad_kills", None)
+               for s in statements)
 
 
 # ---- forward: where names hold values ---------------------------------------------------------

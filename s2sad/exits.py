@@ -62,7 +62,10 @@ class _Exits:
         self.rewrite_returns = not (len(returns) == 1 and body and body[-1] is returns[0])
         if self.rewrite_returns:
             self.returned = namer.fresh("_returned")
-            self.result = namer.fresh("_result")
+            sizes = {len(r.value.elts) for r in returns if isinstance(r.value, gast.Tuple)}
+            self.tuple = len(sizes) == 1  # one name per element: a tuple cannot be held
+            self.results = [namer.fresh(f"_result{k}") for k in range(sizes.pop())] \
+                if self.tuple else [namer.fresh("_result")]
 
     def run(self):
         self.tree.body = _split_sequences(self.tree, self.namer)
@@ -70,8 +73,13 @@ class _Exits:
         if self.rewrite_returns:
             first = self.tree.body[0]
             body = [_at(nodes.assign(self.returned, nodes.constant(False)), first)] + body
-            body.append(_at(gast.Return(nodes.name(self.result)), self.tree.body[-1]))
+            body.append(_at(gast.Return(self.result(gast.Load)), self.tree.body[-1]))
         self.tree.body = body
+
+    def result(self, ctx):
+        """`_result`, or `(_result0, _result1)` when the function returns a tuple."""
+        names = [gast.Name(n, ctx(), None, None) for n in self.results]
+        return gast.Tuple(names, ctx()) if self.tuple else names[0]
 
     def block(self, statements, loop):
         """(new statements, flags they may set)."""
@@ -103,7 +111,7 @@ class _Exits:
             return [_at(nodes.assign(loop.continue_flag(), nodes.constant(True)), node)], \
                 {loop.cont}
         if isinstance(node, gast.Return) and self.rewrite_returns:
-            new = [nodes.assign(self.result, node.value),
+            new = [gast.Assign([self.result(gast.Store)], node.value, None),
                    nodes.assign(self.returned, nodes.constant(True))]
             return [_at(s, node) for s in new], {self.returned}
         if isinstance(node, gast.If):

@@ -134,6 +134,8 @@ class _Reverse:
         self.adjoints.out = block = []
         if statement.s2sad_active:
             self.blocks.adjoint_of(statement)
+        for name in sorted(getattr(statement, "s2sad_kills", ())):
+            self.adjoints.take(name)  # a value without gradient: earlier values get none
         self.reads[id(statement)] = self._names_read(block)
         return [_Marker("stmt", statement, block, [])]
 
@@ -176,6 +178,7 @@ class _Reverse:
         updated in place). Names whose adjoint is an alias of a touched one are touched too."""
         touched, private = set(), set()
         for node in gast.walk(compound):
+            touched |= getattr(node, "s2sad_kills", set())  # dropped on some path: zero there
             if isinstance(node, gast.Assign) and getattr(node, "s2sad_active", False):
                 touched |= activity.targets(node) | node.s2sad_varied
                 array = activity.written_array(node)

@@ -1,0 +1,138 @@
+"""Regression programs from the differential fuzzer (tests/fuzzgen.py): each is the small
+program a failure shrank to (by hypothesis, then by hand), with the bug it found.
+tests/test_fuzz.py runs every case through the fuzzer's checks (fuzzcheck.check: finite
+differences, JIT on and off, forward mode).
+
+`pending` names a bug that is reported but not fixed yet: the case is expected to fail
+(`xfail(strict=True)`), so it fails again, asking for the mark to go, once the bug is fixed.
+`make fuzz` (tests/fuzz_long.py) appends what it finds here.
+"""
+import dataclasses
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    bug: str
+    source: str      # a module defining f
+    args: str        # Python source of f's arguments (numpy as np)
+    wrt: tuple
+    pending: str = None
+
+
+CASES = []
+
+CASES.append(Case(
+    name="constant_assigned_in_a_branch",
+    bug="`s = 0.0` on the path taken left ds flowing to the old s: the gradient was 3.0 for "
+        "a function constant in s (an inactive assignment did not drop the target's adjoint)",
+    source='''
+def f(s, w):
+    if w > 0.0:
+        s = 0.0
+    return s * 3.0
+''',
+    args="(0.5, 1.0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="constant_assigned_in_a_loop",
+    bug="each iteration starts from a constant, so s's input does not matter; the return's "
+        "ds leaked back through the inactive loop body (gradient 1.0, not 0.0)",
+    source='''
+import math
+
+
+def f(s):
+    for i in range(3, -1, -1):
+        s = 1.4
+        s += math.atan2(math.exp(math.sin(s)), 2.0)
+    return s
+''',
+    args="(1.33,)", wrt=(0,)))
+
+CASES.append(Case(
+    name="swap_with_a_fresh_array_in_a_branch",
+    bug="the first program the fuzzer failed on: after `A, m0 = m0, A` in a taken branch the "
+        "output no longer depends on A, yet its gradient was cos(0) = 1 everywhere",
+    source='''
+import numpy as np
+
+
+def f(A, w):
+    if w > 0.0:
+        m0 = np.zeros(3)
+        A, m0 = m0, A
+    return np.sum(np.sin(A))
+''',
+    args="(np.array([0.5, -0.1, 0.9]), 0.7)", wrt=(0,)))
+
+CASES.append(Case(
+    name="early_return_of_a_tuple",
+    bug="several returns of a tuple became `_result = (a, b)`, which s2sad cannot hold: "
+        "'cannot differentiate this expression' (fixed in exits.py: one name per element)",
+    source='''
+import numpy as np
+
+
+def h(q, n):
+    for j in range(n):
+        if q[j] > 0.0:
+            return q[j] * 2.0, q * 3.0
+    return q[0], q
+
+
+def f(u, n):
+    a, b = h(u, n)
+    return a + np.sum(np.sin(b))
+''',
+    args="(np.array([-0.5, 0.25, 0.75]), 3)", wrt=(0,)))
+
+CASES.append(Case(
+    name="early_return_of_a_tuple_not_taken",
+    bug="as early_return_of_a_tuple, leaving by the last return",
+    source='''
+def h(q):
+    if q > 0.0:
+        return q * 2.0, q * 3.0
+    return q, q
+
+
+def f(u):
+    a, b = h(u)
+    return a * b
+''',
+    args="(-0.5,)", wrt=(0,)))
+
+CASES.append(Case(
+    name="array_written_into_itself",
+    bug="`v[::-1] = v`: the backward block added dv[::-1] to dv, then zeroed dv[::-1], "
+        "losing the contribution (gradient 0, not [0, 0, 1])",
+    source='''
+def f(u):
+    v = u * 1.0
+    v[::-1] = v
+    return v[0]
+''',
+    args="(np.array([1.0, 2.0, 3.0]),)", wrt=(0,),
+    pending="blocks.py _adjoint_of_write: when the value is the array itself, take the part, "
+            "zero da[index], then add the part"))
+
+CASES.append(Case(
+    name="stack_pushed_only_in_a_constant_branch",
+    bug="a module flag (`DEBUG = 0`) is inlined, Numba prunes the branch as dead, and the "
+        "stack whose only append is in it cannot be typed: the gradient runs as Python",
+    source='''
+import math
+
+DEBUG = 0
+
+
+def f(x, n):
+    if DEBUG > 0:
+        for i in range(n):
+            if x > 0.5:
+                x = math.sin(x)
+    return x * x
+''',
+    args="(0.3, 3)", wrt=(0,),
+    pending="saves.py: a stack must be typed without a reachable append (e.g. `[v][:0]`)"))
