@@ -145,8 +145,19 @@ class _Exits:
         return before + copies + after, escaping
 
     def _unrolled(self, node, body, stops):
+        """The copies, after binding the elements that read a name the loop rebinds: Python
+        evaluates the tuple once, before the first iteration."""
         out = []
-        for k, element in enumerate(node.iter.elts):
+        rebound = {n.id for part in [node.target, *node.body] for n in gast.walk(part)
+                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        elements = []
+        for element in node.iter.elts:
+            if nodes.names(element) & rebound:
+                item = self.namer.numbered("_item")
+                out.append(_at(nodes.assign(item, element), node))
+                element = nodes.name(item)
+            elements.append(element)
+        for k, element in enumerate(elements):
             copy = [_at(gast.Assign([nodes.clone(node.target)], element, None), node)]
             copy += nodes.clone(body)
             if k and stops:

@@ -118,6 +118,22 @@ def f(u):
             "zero da[index], then add the part"))
 
 CASES.append(Case(
+    name="parameter_written_into_itself",
+    bug="what hypothesis shrank a failure on main to: `w[:] = w` on a parameter (which s2sad "
+        "copies first) zeroed its gradient",
+    source='''
+import numpy as np
+
+
+def f(w, n):
+    w[:] = w
+    return np.sum(w)
+''',
+    args="(np.array([0.5, -0.25]), 0)", wrt=(0,),
+    pending="blocks.py _adjoint_of_write: when the value is the array itself, take the part, "
+            "zero da[index], then add the part"))
+
+CASES.append(Case(
     name="stack_pushed_only_in_a_constant_branch",
     bug="a module flag (`DEBUG = 0`) is inlined, Numba prunes the branch as dead, and the "
         "stack whose only append is in it cannot be typed: the gradient runs as Python",
@@ -136,3 +152,124 @@ def f(x, n):
 ''',
     args="(0.3, 3)", wrt=(0,),
     pending="saves.py: a stack must be typed without a reachable append (e.g. `[v][:0]`)"))
+
+CASES.append(Case(
+    name="loop_over_a_tuple_rebinding_an_element",
+    bug="Python evaluates `(s, s * 2.0)` once, but the unrolled copies read s after the body "
+        "rebound it: s2sad computed sin(2 sin(s)), not sin(2 s), in its value and gradient "
+        "(fixed in exits.py: such elements are bound before the loop)",
+    source='''
+import numpy as np
+
+
+def f(s):
+    for e in (s, s * 2.0):
+        s = np.sin(e)
+    return s
+''',
+    args="(0.3,)", wrt=(0,)))
+
+CASES.append(Case(
+    name="recursive_call_without_tangent",
+    bug="the recursive call's argument carries no tangent (q is rebound to a constant), so the "
+        "tangent code calls the primal h, which its module does not define: NameError in "
+        "forward mode (reverse mode is right). README lists recursion with different arguments "
+        "differentiated as unsupported; it should then be a clear error or work",
+    source='''
+def h(q, d):
+    if d <= 0:
+        return q * 2.0
+    q = 0.1
+    return q + h(q, d - 1)
+
+
+def f(s):
+    return h(s, 1) + s
+''',
+    args="(0.3,)", wrt=(0,),
+    pending="pipeline.py _tangent: bind the primal of a recursive function for its own calls"))
+
+CASES.append(Case(
+    name="early_return_under_a_constant_test",
+    bug="`v0 = 0.1; ... if v0 > 0.1: return s` in a loop: Numba folds the test and prunes the "
+        "branch, so `_result` is undefined on a path it cannot rule out and the gradient runs as "
+        "Python (the function itself compiles); the same pruning leaves stacks untyped "
+        "(stack_pushed_only_in_a_constant_branch)",
+    source='''
+def f(s):
+    v0 = 0.1
+    c3 = 0
+    while c3 < 1:
+        c3 = c3 + 1
+        if v0 > 0.1:
+            return s
+    return s * 2.0
+''',
+    args="(0.3,)", wrt=(0,),
+    pending="generated branch tests on constants are pruned by Numba: hide them (e.g. an "
+            "opaque rt identity around `_branch` values), reverse.py/saves.py"))
+
+CASES.append(Case(
+    name="temporary_aliasing_an_array_written_later",
+    bug="`v /= g` keeps its result in a temporary that the quotient rule reads, the same array "
+        "as v; `v[0] = 0.1` writes into it, and after the swap the backward sweep restores a "
+        "saved copy of v instead of that array, so the rule read 0.1 (error 1e-2 here, 3e-4 "
+        "in the program the fuzzer found)",
+    source='''
+import numpy as np
+
+
+def f(x):
+    v = x * 1.0
+    v /= 2.0 + np.cos(v)
+    w = v * 1.0
+    v[0] = 0.1
+    v, w = w, v
+    return np.sum(v) + np.sum(w)
+''',
+    args="(np.array([0.5, -0.3]),)", wrt=(0,),
+    pending="saves.py/reverse.py: a value the backward sweep reads must be saved (or restored "
+            "in place) when the array it is gets written later under another name"))
+
+CASES.append(Case(
+    name="temporary_aliasing_a_parameter_written_later",
+    bug="as temporary_aliasing_an_array_written_later, with a parameter and no swap: after "
+        "`A = A.copy()` is undone, A is a saved copy, so restoring A[-2] misses the quotient's "
+        "temporary (found by `make fuzz`, chunk seed 125)",
+    source='''
+import numpy as np
+
+
+def f(A):
+    A /= 2.0 + np.cos(A)
+    A[-2] += A[-2]
+    A = A.copy()
+    return np.sum(A)
+''',
+    args="(np.array([[0.5, -0.3, 0.8], [0.2, 0.9, -1.1]]),)", wrt=(0,),
+    pending="saves.py/reverse.py: a value the backward sweep reads must be saved (or restored "
+            "in place) when the array it is gets written later under another name"))
+
+CASES.append(Case(
+    name="callee_looping_over_arrays_of_two_layouts",
+    bug="s2sad unrolls `for e in (a, b)` in the code it differentiates, but the forward sweep "
+        "calls the callee's primal copy as written, and Numba cannot iterate a tuple of a "
+        "C and an 'A' layout array: the gradient runs as Python (found by `make fuzz`, chunk "
+        "seed 140)",
+    source='''
+import numpy as np
+
+
+def h(a, b):
+    s = 0.0
+    for e in (a, b):
+        s = s + np.sum(e * e)
+    return s
+
+
+def f(A):
+    return h(A[::-1], A) * 2.0
+''',
+    args="(np.array([[0.5, -0.3, 0.8], [0.2, 0.9, -1.1]]),)", wrt=(0,),
+    pending="pipeline.py: make the primal copies of callees with the same exits.py pass "
+            "(tuple loops unrolled) as the code they differentiate"))

@@ -110,7 +110,8 @@ class Probes:
         return smallest
 
     def _record(self, site, distance):
-        self.current.setdefault(site, []).append(np.asarray(distance, float))
+        # a copy: f may write into the array later
+        self.current.setdefault(site, []).append(np.array(distance, float))
 
     def compare(self, site, left, name, right):
         if not (_is_int(left) and _is_int(right)):

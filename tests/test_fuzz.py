@@ -18,7 +18,8 @@ COMPILED = 3           # also compiled by Numba (1-10 s each, the first with the
 
 def fast(count):
     return settings(max_examples=count, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck), print_blob=False)
+                    suppress_health_check=list(HealthCheck), print_blob=False,
+                    report_multiple_bugs=False)
 
 
 def check(program, jit):
@@ -35,7 +36,7 @@ def test_random_programs_match_finite_differences(program):
 
 
 @fast(COMPILED)
-@given(fuzzgen.programs(statements=(4, 8), helpers=(1, 2)))
+@given(fuzzgen.programs(statements=(3, 6), helpers=(1, 1)))
 def test_random_programs_compiled_equal_python(program):
     check(program, jit=True)
 
