@@ -113,9 +113,7 @@ def f(u):
     v[::-1] = v
     return v[0]
 ''',
-    args="(np.array([1.0, 2.0, 3.0]),)", wrt=(0,),
-    pending="blocks.py _adjoint_of_write: when the value is the array itself, take the part, "
-            "zero da[index], then add the part"))
+    args="(np.array([1.0, 2.0, 3.0]),)", wrt=(0,)))
 
 CASES.append(Case(
     name="parameter_written_into_itself",
@@ -129,9 +127,7 @@ def f(w, n):
     w[:] = w
     return np.sum(w)
 ''',
-    args="(np.array([0.5, -0.25]), 0)", wrt=(0,),
-    pending="blocks.py _adjoint_of_write: when the value is the array itself, take the part, "
-            "zero da[index], then add the part"))
+    args="(np.array([0.5, -0.25]), 0)", wrt=(0,)))
 
 CASES.append(Case(
     name="stack_pushed_only_in_a_constant_branch",
