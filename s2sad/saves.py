@@ -33,6 +33,7 @@ class Saves:
         self.reads = reads
         self.wanted = set().union(final_reads, *reads.values())
         self.written = {activity.written_array(s) for s in _simple(body)} - {None}
+        self.exposed = _sharing_with(self.written, _simple(body)) - self.written
         self.before = collections.defaultdict(list)   # forward, before a statement
         self.after = collections.defaultdict(list)    # forward, after it
         self.restores = collections.defaultdict(list)  # backward, after its block
@@ -78,7 +79,8 @@ class Saves:
                 exists = region.s2sad_defined if region is not None else statement.s2sad_defined
                 if name in exists or activity.written_array(statement) == name:
                     self._save_before(statement, name, region)
-                elif region is not None or name in statement.s2sad_maybe:
+                elif region is not None or name in statement.s2sad_maybe or \
+                        name in self.exposed:  # it may change: written under another name
                     after_use[id(region)].add(name)
         regions = {id(r): r for r in (self.region_of[id(s)] for s in _walk(body))}
         for key, names in after_use.items():
@@ -572,6 +574,24 @@ def _method_target(call, method):
 
 def _origin(statement):
     return getattr(statement, "s2sad_origin", statement)
+
+
+def _sharing_with(written, statements):
+    """Names that may hold the same array as one of `written`, through assignments of one
+    name to another (`_t0 = x * c; x = _t0` makes `_t0` the array `x` is later written into)."""
+    parent = {}
+
+    def root(name):
+        while parent.get(name, name) != name:
+            name = parent[name]
+        return name
+    for statement in statements:
+        target, value = statement.targets[0], statement.value
+        if isinstance(target, gast.Name) and isinstance(value, gast.Name):
+            parent.setdefault(value.id, value.id)
+            parent[root(target.id)] = root(value.id)
+    roots = {root(name) for name in written}
+    return {name for name in parent if root(name) in roots}
 
 
 def _simple(statements):

@@ -223,9 +223,7 @@ def f(x):
     v, w = w, v
     return np.sum(v) + np.sum(w)
 ''',
-    args="(np.array([0.5, -0.3]),)", wrt=(0,),
-    pending="saves.py/reverse.py: a value the backward sweep reads must be saved (or restored "
-            "in place) when the array it is gets written later under another name"))
+    args="(np.array([0.5, -0.3]),)", wrt=(0,)))
 
 CASES.append(Case(
     name="temporary_aliasing_a_parameter_written_later",
@@ -242,9 +240,7 @@ def f(A):
     A = A.copy()
     return np.sum(A)
 ''',
-    args="(np.array([[0.5, -0.3, 0.8], [0.2, 0.9, -1.1]]),)", wrt=(0,),
-    pending="saves.py/reverse.py: a value the backward sweep reads must be saved (or restored "
-            "in place) when the array it is gets written later under another name"))
+    args="(np.array([[0.5, -0.3, 0.8], [0.2, 0.9, -1.1]]),)", wrt=(0,)))
 
 CASES.append(Case(
     name="callee_looping_over_arrays_of_two_layouts",
