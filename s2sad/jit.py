@@ -124,23 +124,33 @@ def _checked_cache_class():
         their key and hold it. Numba's own format trusts the files: a truncated index raised
         an UnpicklingError, and two processes compiling different signatures at once could
         both write `<name>.1.nbc` (numbered data files), so that one key's index entry named
-        the other's code. Anything that does not verify reads as "not cached"."""
+        the other's code. A data file is found by its key's name, so a lost index entry costs
+        nothing. Anything that does not verify reads as "not cached"."""
 
         def save(self, key, data):
-            overloads = self._load_index()
-            data_name = f"{self._index_name[:-4]}.{_digest(repr(key).encode())[:16]}.nbc"
-            if overloads.get(key) != data_name:
-                overloads[key] = data_name
-                self._save_index(overloads)
-            self._save_data(data_name, (key, data))
+            self._index_entry(key)
+            self._save_data(self._data_name(key), (key, self._version, self._source_stamp, data))
 
         def load(self, key):
-            data_name = self._load_index().get(key)
+            # found by its name, not through the index: two processes saving other keys at
+            # once can each rewrite the index without the other's entry
             try:
-                stored_key, data = self._load_data(data_name) if data_name else (None, None)
+                stored_key, version, stamp, data = self._load_data(self._data_name(key))
             except (OSError, ValueError, EOFError, pickle.UnpicklingError, TypeError):
                 return None
-            return data if stored_key == key else None
+            if (stored_key, version, stamp) != (key, self._version, self._source_stamp):
+                return None
+            self._index_entry(key)  # repairs an index another process or a crash spoiled
+            return data
+
+        def _index_entry(self, key):
+            overloads = self._load_index()
+            if overloads.get(key) != self._data_name(key):
+                overloads[key] = self._data_name(key)
+                self._save_index(overloads)
+
+        def _data_name(self, key):
+            return f"{self._index_name[:-4]}.{_digest(repr(key).encode())[:16]}.nbc"
 
         def _load_index(self):
             try:

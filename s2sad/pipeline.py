@@ -242,7 +242,8 @@ def _tangent(func, positions, kinds):
     clogs.mark_integer_writes(body)
     useful = activity.analyse(body, wrt, params)
     found = clogs.find(source, body, wrt)
-    bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
+    # a recursive call whose arguments carry no tangent runs the primal copy of func itself
+    bindings = [(name, primal(callee)) for name, callee in callees.items()]
     emitted = {callee: name for name, callee in callees.items()}
     tangent_name = namer.fresh(f"jvp_{func.__name__}")
     returned = body[-1].value

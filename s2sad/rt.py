@@ -59,6 +59,13 @@ def saved(x):
     return x.copy() if isinstance(x, np.ndarray) else x
 
 
+def flag(test):
+    """A branch test that depends on constants only (`if DEBUG > 0:`), as a value Numba cannot
+    fold: it would prune the branch and leave what the branch records (stacks, `_result`)
+    without a type."""
+    return test
+
+
 class NonFiniteGradient(FloatingPointError):
     """Raised by the checks `check_nan=True` puts in generated code: (what was checked, the
     names its statement reads). s2sad turns it into a NonFiniteError with the values."""

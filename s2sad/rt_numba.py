@@ -404,6 +404,11 @@ def _ov_not_finite(x):
     return None
 
 
+@overload(rt.flag)
+def _ov_flag(test):
+    return lambda test: test
+
+
 @overload(rt.stop_gradient)
 def _ov_stop_gradient(x):
     return lambda x: x

@@ -202,6 +202,15 @@ class Saves:
         return len(definitions) == 1 and name not in self.params and \
             self.region_of[id(definitions[0])] is None
 
+    def _unfoldable(self, test):
+        """`test`, or `rt.flag(test)` when it reads constants only: Numba would fold such a test
+        and prune its branch, leaving what the branch records (a stack, `_result`) untyped."""
+        constant = all(
+            name not in self.params and len(self.definitions.get(name, [])) == 1 and
+            isinstance(getattr(self.definitions[name][0], "value", None), gast.Constant)
+            for name in activity.names_read(test))
+        return nodes.call("rt.flag", test) if constant else test
+
     def _stable_expression(self, expression, statement):
         return all(self._stable(n, statement) for n in activity.names_read(expression))
 
@@ -351,7 +360,7 @@ class Saves:
         if self.region_of[id(statement)] is not None:
             if self._stable_expression(statement.test, statement):
                 self.recomputed.add(flag)  # the backward sweep evaluates the test again
-                code.append(nodes.assign(flag, nodes.clone(statement.test)))
+                code.append(nodes.assign(flag, self._unfoldable(nodes.clone(statement.test))))
             else:
                 code.append(nodes.assign(flag, _pop(self._stack(("flag", flag),
                                                                 f"_stack{flag}"))))
@@ -457,10 +466,10 @@ class Saves:
             body, orelse = self.forward(statement.body, taped), \
                 self.forward(statement.orelse, taped)
             flag = self.recorded.get(id(statement)) if taped else None
+            test = self._unfoldable(statement.test if taped else nodes.clone(statement.test))
             if flag is None:
-                test = statement.test if taped else nodes.clone(statement.test)
                 return [gast.If(test, body or [gast.Pass()], orelse)]
-            code = [nodes.assign(flag, statement.test)]
+            code = [nodes.assign(flag, test)]
             if in_loop and flag not in self.recomputed:
                 code.append(_push(self._stack(("flag", flag), f"_stack{flag}"),
                                   nodes.name(flag)))

@@ -146,8 +146,7 @@ def f(x, n):
                 x = math.sin(x)
     return x * x
 ''',
-    args="(0.3, 3)", wrt=(0,),
-    pending="saves.py: a stack must be typed without a reachable append (e.g. `[v][:0]`)"))
+    args="(0.3, 3)", wrt=(0,)))
 
 CASES.append(Case(
     name="loop_over_a_tuple_rebinding_an_element",
@@ -182,8 +181,7 @@ def h(q, d):
 def f(s):
     return h(s, 1) + s
 ''',
-    args="(0.3,)", wrt=(0,),
-    pending="pipeline.py _tangent: bind the primal of a recursive function for its own calls"))
+    args="(0.3,)", wrt=(0,)))
 
 CASES.append(Case(
     name="early_return_under_a_constant_test",
@@ -201,9 +199,7 @@ def f(s):
             return s
     return s * 2.0
 ''',
-    args="(0.3,)", wrt=(0,),
-    pending="generated branch tests on constants are pruned by Numba: hide them (e.g. an "
-            "opaque rt identity around `_branch` values), reverse.py/saves.py"))
+    args="(0.3,)", wrt=(0,)))
 
 CASES.append(Case(
     name="temporary_aliasing_an_array_written_later",

@@ -246,8 +246,7 @@ CORRUPTIONS = {
 }
 
 
-NUMBA_FILES = {"truncated_index", "garbage_index", "truncated_data",
-               "flipped_bytes_in_data"}  # a data file holding another key: the test below
+NUMBA_DATA = {"truncated_data", "flipped_bytes_in_data"}  # another key's data: the test below
 
 
 @pytest.mark.parametrize("corruption", CORRUPTIONS)
@@ -262,8 +261,10 @@ def test_corrupt_cache_files_are_detected_and_replaced(corruption, warm_cache, t
     call = result["calls"][0]
     assert call["grad"] == warm["calls"][0]["grad"], corruption  # the same compiled code
     assert_close(call["grad"], expected_gradient(module_path, VECTOR))
-    if corruption in NUMBA_FILES:  # compiled again, not loaded from the bad file
+    if corruption in NUMBA_DATA:  # compiled again, not loaded from the bad file
         assert sum(c["misses"] for c in result["calls"]) >= 1, result
+    # (a data file is found by its key's name, not through the index: a spoilt index costs no
+    # compile, and the load writes it again)
     # (a generated file is rewritten with its right text, which Numba's cache, keyed on a hash
     # of that text, then matches again; a .pyc is never read)
     assert_all_files_sound(cache_dir)  # repaired: the next process loads them
@@ -286,6 +287,27 @@ def test_cache_file_checks_never_return_another_key(tmp_path):
         handle.write(b"XXXXX")
     assert cache_file._load_index() == {}
     assert cache_file.load(("key", 1)) is None
+
+
+def test_a_lost_index_entry_costs_no_compile(tmp_path):
+    """Two processes saving other keys at once each rewrite the index from what they read, so
+    one entry can be lost: the data file is still found by its key's name, and the index is
+    written again."""
+    checked = jit._checked_cache_class()
+    first = checked(str(tmp_path), "model.f-3.py311", ("stamp", 1))
+    second = checked(str(tmp_path), "model.f-3.py311", ("stamp", 1))
+    first.save(("key", 1), {"code": "one"})
+    index = os.path.join(tmp_path, "model.f-3.py311.nbi")
+    with open(index, "rb") as handle:
+        with_one = handle.read()
+    second.save(("key", 2), {"code": "two"})
+    with open(index, "wb") as handle:  # the first process's late write wins
+        handle.write(with_one)
+    assert set(second._load_index()) == {("key", 1)}
+    assert second.load(("key", 2)) == {"code": "two"}
+    assert set(second._load_index()) == {("key", 1), ("key", 2)}
+    stale = checked(str(tmp_path), "model.f-3.py311", ("stamp", 2))  # the source changed
+    assert stale.load(("key", 1)) is None
 
 
 def test_a_generated_file_changed_under_a_running_process_is_restored(tmp_path, monkeypatch):
