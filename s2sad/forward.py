@@ -24,7 +24,7 @@ import inspect
 
 import gast
 
-from . import activity, nodes, normalize, resolve, template, templates
+from . import activity, aliases, nodes, normalize, resolve, template, templates
 from . import kinds as kinds_module
 from .blocks import BINARY, UNARY, is_scalar
 from .blocks import _bind_positional, _spelled  # noqa: PLC2701 (shared with reverse mode)
@@ -56,6 +56,7 @@ class _Forward:
 
     def build(self, function_name, kinds):
         kinds_module.mark(self.body, *kinds)
+        aliases.check(self.source, self.body, self.namer.given)
         code = []
         written = {activity.written_array(s)
                    for s in activity.simple_statements(self.body)} - {None}
@@ -64,8 +65,10 @@ class _Forward:
                 code += [nodes.Comment(f"{p} is written in place: work on a copy"),
                          nodes.assign(p, gast.Call(gast.Attribute(
                              nodes.name(p), "copy", gast.Load()), [], []))]
-                if p in self.wrt:
-                    code.append(nodes.assign(self.d(p), nodes.call("rt.copy", self.dn(p))))
+            if p in self.wrt and written and not kinds_module.is_scalar(
+                    nodes.name(p), kinds[0]):
+                # the tangent may be written in place under another name (`x = x0; x[0] = c`)
+                code.append(nodes.assign(self.d(p), nodes.call("rt.copy", self.dn(p))))
             if p in self.carrying and p not in self.wrt:
                 code.append(nodes.assign(self.d(p), nodes.call("rt.zeros_like", nodes.name(p))))
         code += self._block(self.body)

@@ -10,6 +10,7 @@ import itertools
 class Namer:
     def __init__(self, taken):
         self.taken = set(taken)
+        self.given = frozenset(taken)  # the user's names (and reserved ones), not generated
         self._adjoints = {}
         self._counters = {}
 

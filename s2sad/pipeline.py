@@ -277,6 +277,11 @@ def _primal(func):
     source, callees, externals = _prepare(func)
     normalize.strip_hooks(source.tree)  # they run in backward sweeps only
     checkpoint.strip(source.tree)  # `for i in range(n):`: a checkpoint is a gradient matter
+    if any(isinstance(n, gast.For) and isinstance(n.iter, (gast.Tuple, gast.List, gast.Name))
+           for n in gast.walk(source.tree)):
+        # unrolled as in the differentiated code: Numba cannot iterate a tuple of arrays of
+        # different layouts
+        exits.single_exit(source.tree, Namer(_all_names(source.tree) | RESERVED))
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
     bindings += _external_bindings(externals)
     python_only = _python_only(source, bindings)

@@ -30,7 +30,7 @@ How it is built, in three passes:
 """
 import gast
 
-from . import activity, checkpoint, nancheck, nodes
+from . import activity, aliases, checkpoint, nancheck, nodes
 from . import kinds as kinds_module
 from .adjoints import Adjoints
 from .blocks import Blocks
@@ -77,6 +77,7 @@ class _Reverse:
 
     def build(self, adjoint_name, kinds):
         kinds_module.mark(self.body, *kinds)
+        aliases.check(self.source, self.body + [self.returned], self.namer.given)
         self._seed_return()
         backward = self._backward_block(self.body)
         if self.blocks.problems:

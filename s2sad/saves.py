@@ -82,6 +82,8 @@ class Saves:
                 elif region is not None or name in statement.s2sad_maybe or \
                         name in self.exposed:  # it may change: written under another name
                     after_use[id(region)].add(name)
+        for name in self.params & self.exposed & self.wanted:  # `x = x0; x[0] = c`: x0 changes
+            after_use[id(None)].add(name)
         regions = {id(r): r for r in (self.region_of[id(s)] for s in _walk(body))}
         for key, names in after_use.items():
             for name in sorted(names):
@@ -270,7 +272,7 @@ class Saves:
 
     def _keep(self, statement, region, key, name, kept, put_back, forward, backward):
         if region is None:
-            local = self.namer.numbered(f"_{name}_")
+            local = self.namer.numbered(f"_{name.lstrip('_')}_")
             forward[id(statement)].append(nodes.assign(local, kept))
             backward[id(statement)].append(put_back(nodes.name(local)))
         else:

@@ -583,6 +583,47 @@ def f(x):
     return x * x
 """, call="s2sad.source(f)", error=s2sad.ArgumentError,
          fragments=("s2sad.source() takes a function made by s2sad",), at=CALL),
+    Case("write_through_a_second_name", """
+def f(x):
+    y = x * 1.0
+    z = y
+    z[0] = 5.0
+    return np.sum(y * z)
+""", call="s2sad.grad(f, jit=False)(np.ones(3))",
+         fragments=("this writes into `z`, which is the same array as `y`", "`y` is read later",
+                    "fix: give one of them an array of its own with `.copy()`"), at=(5, 5)),
+    Case("write_under_a_view", """
+def f(x):
+    y = x * 1.0
+    head = y[:2]
+    y[0] = 5.0
+    return np.sum(head)
+""", call="s2sad.grad(f, jit=False)(np.ones(3))",
+         fragments=("this writes into `y`, which is the same array as `head`",), at=(5, 5)),
+    Case("write_into_rows_of_a_loop", """
+def f(x):
+    a = np.outer(x, x)
+    for row in a:
+        row[0] = 1.0
+    return np.sum(a)
+""", call="s2sad.grad(f, jit=False)(np.ones(3))",
+         fragments=("this writes into `row`, which is the same array as `a`",), at=(5, 9)),
+    Case("write_through_a_reshaped_view", """
+def f(x):
+    y = x * 1.0
+    m = np.reshape(y, (2, 2))
+    m[0, 0] = 5.0
+    return np.sum(y * y)
+""", call="s2sad.grad(f, jit=False, wrt=0)(np.ones(4))",
+         fragments=("this writes into `m`, which is the same array as `y`",), at=(5, 5)),
+    Case("aliased_write_in_forward_mode", """
+def f(x):
+    y = x * 1.0
+    z = y
+    z[0] = 5.0
+    return np.sum(y * z)
+""", call="s2sad.jvp(f, jit=False)(np.ones(3), np.ones(3))",
+         fragments=("this writes into `z`, which is the same array as `y`",), at=(5, 5)),
 
     # ---- accepted by design: the result must be right --------------------------------------
     accepted("int_scalar_argument", """
@@ -668,6 +709,50 @@ def f(x):
 def f(x):
     return len(x) * 1.0
 """, "s2sad.grad(f, jit=False)(np.ones(3))", "np.zeros(3)", warns=s2sad.ZeroGradientWarning),
+    accepted("write_after_the_other_name_is_dead", """
+def f(x0):
+    x = x0
+    x[0] = 5.0
+    return np.sum(x * x)
+""", "s2sad.grad(f, jit=False)(np.array([1.0, 2.0, 3.0]))", "np.array([0.0, 4.0, 6.0])"),
+    accepted("tangent_not_written_through_a_second_name", """
+def f(x0):
+    x = x0
+    x[0] = 5.0
+    return np.sum(x * x)
+""", "(lambda t: (s2sad.jvp(f, jit=False)(np.array([1.0, 2.0, 3.0]), t)[1], t[0]))(np.ones(3))",
+             "(10.0, 1.0)"),
+    accepted("parameter_read_before_an_aliased_write", """
+def f(x0):
+    z = x0 * x0
+    x = x0
+    x[0] = 5.0
+    x = x * 2.0
+    return np.sum(z) + np.sum(x)
+""", "s2sad.grad(f, jit=False)(np.array([1.0, 2.0, 3.0]))", "np.array([2.0, 6.0, 8.0])"),
+    accepted("swap_of_elements_through_a_scalar", """
+def f(x):
+    y = x * 1.0
+    t = y[0]
+    y[0] = y[1]
+    y[1] = t
+    return y[0] * 3.0 + t
+""", "s2sad.grad(f, jit=False)(np.array([1.0, 2.0, 3.0]))", "np.array([1.0, 3.0, 0.0])"),
+    accepted("swapped_names_then_a_write", """
+def f(x):
+    v, w = x * 1.0, x * 2.0
+    v, w = w, v
+    w[0] = 0.0
+    return np.sum(v * w)
+""", "s2sad.grad(f, jit=False)(np.array([1.0, 2.0]))", "np.array([0.0, 8.0])"),
+    accepted("other_name_rebound_before_the_write", """
+def f(x):
+    y = x * 1.0
+    z = y
+    y = y * 2.0
+    z[0] = 5.0
+    return np.sum(y * z)
+""", "s2sad.grad(f, jit=False)(np.array([1.0, 2.0]))", "np.array([10.0, 8.0])"),
     accepted("nan_input", """
 def f(x):
     return x * x
