@@ -166,9 +166,7 @@ class Transformed:
         state = resolve.global_state(watched)
         memo = _memo_states.get(watched)
         if memo is not None and not resolve.same_state(state, memo):
-            changed = {id(f) for f in resolve.functions_of(state) + resolve.functions_of(memo)}
-            for key in [k for k in pipeline._done if id(k[0]) in changed]:
-                del pipeline._done[key]  # the pipeline's per-process memo of these functions
+            pipeline.forget(resolve.functions_of(state) + resolve.functions_of(memo))
         _memo_states[watched] = state
         if self._globals is not None and not resolve.same_state(state, self._globals):
             self._runners.clear()

@@ -38,8 +38,15 @@ class Generated:
     outputs: int = 0          # how many values the function returns: 0 for one, n for a tuple
 
 
-_done = {}
+_done = {}             # (function, code, what, ...) -> Generated: the per-process memo
 _in_progress = set()
+
+
+def forget(functions):
+    """Drop what was generated from any of `functions` (their globals or callees changed)."""
+    ids = {id(f) for f in functions}
+    for key in [k for k in _done if id(k[0]) in ids]:
+        del _done[key]
 
 
 NO_KINDS = (frozenset(), frozenset(), frozenset())
