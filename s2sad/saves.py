@@ -205,13 +205,32 @@ class Saves:
             self.region_of[id(definitions[0])] is None
 
     def _unfoldable(self, test):
-        """`test`, or `rt.flag(test)` when it reads constants only: Numba would fold such a test
-        and prune its branch, leaving what the branch records (a stack, `_result`) untyped."""
-        constant = all(
-            name not in self.params and len(self.definitions.get(name, [])) == 1 and
-            isinstance(getattr(self.definitions[name][0], "value", None), gast.Constant)
-            for name in activity.names_read(test))
-        return nodes.call("rt.flag", test) if constant else test
+        """`test` with `rt.flag(...)` around what depends on constants only (the whole test, or
+        an operand of `and`/`or`, which Python evaluates as a branch): Numba would fold it and
+        prune the branch, leaving what the branch records (a stack, `_result`) untyped."""
+        if self._constant(test):
+            return nodes.call("rt.flag", test)
+        if isinstance(test, gast.BoolOp):
+            return gast.copy_location(
+                gast.BoolOp(test.op, [self._unfoldable(v) for v in test.values]), test)
+        return test
+
+    def _constant(self, expression):
+        """Whether `expression` is computed from literals only, through names assigned once."""
+        if isinstance(expression, gast.Call):
+            return False
+        return all(self._constant_name(n) for n in activity.names_read(expression))
+
+    def _constant_name(self, name):
+        key = ("constant", name)
+        if key not in self.recorded:
+            self.recorded[key] = False  # (a name defined from itself is not constant)
+            definitions = self.definitions.get(name, [])
+            value = getattr(definitions[0], "value", None) if len(definitions) == 1 else None
+            self.recorded[key] = name not in self.params and isinstance(
+                value, (gast.Constant, gast.Name, gast.Compare, gast.BoolOp, gast.BinOp,
+                        gast.UnaryOp)) and self._constant(value)
+        return self.recorded[key]
 
     def _stable_expression(self, expression, statement):
         return all(self._stable(n, statement) for n in activity.names_read(expression))

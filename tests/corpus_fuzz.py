@@ -259,3 +259,37 @@ def f(A):
     return h(A[::-1], A) * 2.0
 ''',
     args="(np.array([[0.5, -0.3, 0.8], [0.2, 0.9, -1.1]]),)", wrt=(0,)))
+
+CASES.append(Case(
+    name="constant_operand_of_and_in_a_branch_test",
+    bug="found by `make fuzz` (chunk seed 5): `v0 > 0.1 and s > 0.0` with v0 = 0.1 is a branch "
+        "on a constant inside the test (Python evaluates `and` by branching); Numba pruned it, "
+        "left `_result` untyped, and the gradient ran as Python",
+    source='''
+import math
+
+import numpy as np
+
+
+def h0(q0, d):
+    if d <= 0:
+        return q0
+    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0, d):
+    if d <= 0:
+        return np.ones(2)
+    return np.ones(2) + 0.5 * h1(q0 * 0.5 + q0, d - 1)
+
+
+def f(s, w):
+    v0 = 0.1
+    c1 = 0
+    while c1 < 1:
+        c1 = c1 + 1
+        if v0 > 0.1 and s > 0.0:
+            return v0 + np.sum(w) + s
+    return v0
+''',
+    args="(0.0, np.array([0.0, 0.0]))", wrt=(0,)))
