@@ -284,11 +284,13 @@ def _primal(func):
     source, callees, externals = _prepare(func)
     normalize.strip_hooks(source.tree)  # they run in backward sweeps only
     checkpoint.strip(source.tree)  # `for i in range(n):`: a checkpoint is a gradient matter
-    if any(isinstance(n, gast.For) and isinstance(n.iter, (gast.Tuple, gast.List, gast.Name))
-           for n in gast.walk(source.tree)):
+    if _loops_over_displays(source.tree):
         # unrolled as in the differentiated code: Numba cannot iterate a tuple of arrays of
         # different layouts
         exits.single_exit(source.tree, Namer(_all_names(source.tree) | RESERVED))
+        for loop in gast.walk(source.tree):
+            if getattr(loop, "s2sad_exits", None):  # (the forward sweep adds these itself)
+                loop.body.append(checkpoint.exit_test(loop.s2sad_exits))
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
     bindings += _external_bindings(externals)
     python_only = _python_only(source, bindings)
@@ -296,6 +298,16 @@ def _primal(func):
                         python_only)
     path = cache.store(f"{func.__name__}__primal", text)
     return Generated(path, source.tree.name, text, source, python_only)
+
+
+def _loops_over_displays(tree):
+    """Whether `tree` has a `for` over a tuple or list display, or a name assigned one."""
+    displays = {t.id for n in gast.walk(tree) if isinstance(n, gast.Assign)
+                and isinstance(n.value, (gast.Tuple, gast.List)) for t in n.targets
+                if isinstance(t, gast.Name)}
+    return any(isinstance(n, gast.For) and (isinstance(n.iter, (gast.Tuple, gast.List)) or
+                                            isinstance(n.iter, gast.Name) and n.iter.id in displays)
+               for n in gast.walk(tree))
 
 
 def _python_only(source, bindings):

@@ -293,3 +293,62 @@ def f(s, w):
     return v0
 ''',
     args="(0.0, np.array([0.0, 0.0]))", wrt=(0,)))
+
+CASES.append(Case(
+    name="callee_returning_from_a_loop_over_rows",
+    bug="found by `make fuzz` (chunk seed 123), made by this session's fix for "
+        "callee_looping_over_arrays_of_two_layouts: primal copies went through exits.py for any "
+        "`for e in name`, without the exit test the forward sweep adds, so the loop ran on past "
+        "its `return` and h1 returned the last row (a wrong value and gradient)",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+def h0(q0, d):
+    if d <= 0:
+        return np.ones(2)
+    return np.ones(2) + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0, q1, q2):
+    for e20 in q2:
+        if q1 > 0.0:
+            return q1, e20.copy()
+    else:
+        v21 = q1
+    return q1, q0.copy()
+
+
+def f(u, A):
+    v0, v1 = h1(u, 0.1, q2=A)
+    return np.sum(np.sin(v1))
+''',
+    args="(np.array([0.0, 0.0, 0.0]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.01]]))", wrt=(1,)))
+
+CASES.append(Case(
+    name="callee_returning_from_a_loop_over_a_tuple",
+    bug="as callee_returning_from_a_loop_over_rows, in a callee whose tuple loop makes its "
+        "primal copy go through exits.py: the loop over rows must stop at its `return`",
+    source='''
+import numpy as np
+
+
+def h(a, b, A):
+    s = 0.0
+    for e in (a, b):
+        s = s + np.sum(e)
+    for row in A:
+        if s > -100.0:
+            return row * s
+    return a
+
+
+def f(A):
+    return np.sum(np.sin(h(A[0], A[1][::-1], A)))
+''',
+    args="(np.array([[0.5, -0.3, 0.8], [0.2, 0.9, -1.1]]),)", wrt=(0,)))
