@@ -175,6 +175,11 @@ def written_array(statement):
     return None
 
 
+def written_arrays(statements):
+    """Names written into in place (`a[...] = v`) anywhere in `statements`."""
+    return {written_array(s) for s in simple_statements(statements)} - {None}
+
+
 def simple_statements(statements):
     """Every statement that is not an `if` or a loop, inside them too, in order."""
     for statement in statements:

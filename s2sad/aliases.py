@@ -30,8 +30,7 @@ def check(source, body, user_names):
     `user_names`: generated temporaries are s2sad's to keep right)."""
     problems = []
     _live(body, set())
-    written = {activity.written_array(s) for s in activity.simple_statements(body)} - {None}
-    _Sharing(source, problems, user_names, written).block(body, {})
+    _Sharing(source, problems, user_names, activity.written_arrays(body)).block(body, {})
     if problems:
         raise UnsupportedError(sorted(problems, key=lambda d: (d.where.line, d.where.col)))
 

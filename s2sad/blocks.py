@@ -196,24 +196,21 @@ class Blocks:
         if self.adjoints.get(array) is None:
             return
         var = self.adjoints.own(array)
-        part = None
+        held = None
         if isinstance(value, gast.Name) and value.id in statement.s2sad_varied:
             part = gast.Subscript(nodes.name(var), index, gast.Load())
             if not _one_element(statement, array, index):
                 # a copy: da[index] may be a view (a slice, or a row), zeroed just below
                 part = nodes.call("rt.unbroadcast", nodes.call("rt.copy", part), value)
-            if value.id == array:
-                # `a[index] = a`: the part is read before da[index] is zeroed, added after
+            if value.id == array:  # `a[index] = a`: read before da[index] is zeroed, added after
                 held = self.adjoints.namer.numbered("_dpart")
                 self.adjoints.out.append(nodes.assign(held, part))
-                part = nodes.name(held)
             else:
                 self.adjoints.contribute(value.id, part, alias=False)
-                part = None
         self.adjoints.out.append(gast.Assign(
             [gast.Subscript(nodes.name(var), index, gast.Store())], nodes.constant(0.0), None))
-        if part is not None:
-            self.adjoints.contribute(value.id, part, alias=False)
+        if held is not None:
+            self.adjoints.contribute(array, nodes.name(held), alias=False)
 
     # ---- problems ------------------------------------------------------------------------------
 

@@ -58,8 +58,7 @@ class _Forward:
         kinds_module.mark(self.body, *kinds)
         aliases.check(self.source, self.body, self.namer.given)
         code = []
-        written = {activity.written_array(s)
-                   for s in activity.simple_statements(self.body)} - {None}
+        written = activity.written_arrays(self.body)
         for p in self.params:
             if p in written:
                 code += [nodes.Comment(f"{p} is written in place: work on a copy"),

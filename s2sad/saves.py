@@ -32,7 +32,7 @@ class Saves:
         self.namer = namer
         self.reads = reads
         self.wanted = set().union(final_reads, *reads.values())
-        self.written = {activity.written_array(s) for s in _simple(body)} - {None}
+        self.written = activity.written_arrays(body)
         self.exposed = _sharing_with(self.written, _simple(body)) - self.written
         self.before = collections.defaultdict(list)   # forward, before a statement
         self.after = collections.defaultdict(list)    # forward, after it
