@@ -35,7 +35,7 @@ bench-checkpoint: $(STAMP)
 	$(PY) benchmarks/checkpoint_benchmark.py $(ARGS)
 
 coverage: $(STAMP)
-	$(PY) -m s2sad.coverage
+	$(PY) -m s2sad.tools.coverage
 
 verify: $(STAMP)
 	$(PY) -m s2sad verify $(ARGS)

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 import s2sad
+from s2sad.transform import pipeline  # the callee adjoints the gradient calls
 
 
 def layer(x, W, b):
@@ -65,7 +66,7 @@ def main():
     print(f"Generated adjoint of loss, in {dloss.path}:\n")
     print(s2sad.source(dloss))
     print("It calls the adjoint of `layer`, generated into its own file:\n")
-    print(s2sad.pipeline.adjoint(layer, (1, 2)).text)
+    print(pipeline.adjoint(layer, (1, 2)).text)
 
     worst = 0.0
     for position, computed in ((1, dW), (2, db)):

@@ -4,19 +4,19 @@
 with Numba (or as plain Python with `jit=False`). `jvp` (forward mode), `vjp`, `jacobian`,
 `hvp` and `hessian` work the same way.
 """
-__version__ = "0.1.0"
+from s2sad.version import __version__  # noqa: F401
 
-from .api import grad, value_and_grad, source  # noqa: E402
-from .modes import jvp, vjp, jacobian  # noqa: E402
-from .higher import hvp, hessian  # noqa: E402
+from s2sad.api.gradients import grad, value_and_grad, source  # noqa: E402
+from s2sad.api.modes import jvp, vjp, jacobian  # noqa: E402
+from s2sad.api.higher import hvp, hessian  # noqa: E402
 from .errors import (S2sadError, UserError, UnsupportedError, TemplateError,  # noqa: E402
                      OutputError, ArgumentError, InternalError, GradientCutError, S2sadWarning,
                      GradientCutWarning, ZeroGradientWarning, NonFiniteError, CacheWarning)
-from .jit import JitFallbackWarning  # noqa: E402
-from .rt import stop_gradient, grad_of, checkpointed  # noqa: E402
+from s2sad.runtime.jit import JitFallbackWarning  # noqa: E402
+from s2sad.runtime.rt import stop_gradient, grad_of, checkpointed  # noqa: E402
 from .templates import (adjoint, tangent, nondifferentiable, not_implemented, d,  # noqa: E402
                         check)
-from .verify import verify as verify_rule, VerificationError  # noqa: E402
+from s2sad.tools.verify import verify as verify_rule, VerificationError  # noqa: E402
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian", "source",
            "stop_gradient", "grad_of", "checkpointed", "adjoint", "tangent", "nondifferentiable",

@@ -1,6 +1,6 @@
-"""`python -m s2sad ...`: the same as the `s2sad` command (s2sad/cli.py)."""
+"""`python -m s2sad ...`: the same as the `s2sad` command (s2sad/tools/cli.py)."""
 import sys
 
-from .cli import main
+from s2sad.tools.cli import main
 
 sys.exit(main())

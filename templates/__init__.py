@@ -41,11 +41,11 @@ A template argument may be a sequence (`numpy.concatenate(arrays)`, `*operands`)
 gives a tuple, one contribution per element. A result may be a tuple (`numpy.linalg.slogdet`):
 `d[z]` is then a tuple of the elements' adjoints.
 
-Every rule is verified from this registry (`s2sad.verify`): each `check(...)` names a call and the
-shapes of its float inputs; elementwise ufuncs and `math` functions get default checks. A rule
-whose generated code Numba cannot compile says `numba=False`, and gradients that use it run as
-Python with a warning. Array methods and attributes (`x.sum()`, `x.T`) are mapped onto these
-functions in `methods.py`.
+Every rule is verified from this registry (`s2sad.tools.verify`): each `check(...)` names a
+call and the shapes of its float inputs; elementwise ufuncs and `math` functions get default
+checks. A rule whose generated code Numba cannot compile says `numba=False`, and gradients that
+use it run as Python with a warning. Array methods and attributes (`x.sum()`, `x.T`) are mapped
+onto these functions in `methods.py`.
 
 This package is data for the engine: it imports nothing of the engine.
 """

@@ -4,7 +4,7 @@ import math
 
 import numpy
 
-from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
+from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
 from . import adjoint, check, d, nondifferentiable, tangent
 

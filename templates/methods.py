@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy
 
-from s2sad import rt
+from s2sad.runtime import rt
 
 from . import check
 

@@ -7,7 +7,7 @@ np.linalg.multi_dot: those rules are numba=False.
 """
 import numpy
 
-from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
+from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
 from . import adjoint, check, d, nondifferentiable, not_implemented, spd, square, tangent
 

@@ -10,7 +10,7 @@ or tuple axis) and never with `keepdims` or `ddof`, so checks of those forms say
 """
 import numpy
 
-from s2sad import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
+from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
 from . import adjoint, check, d, nondifferentiable, not_implemented, tangent
 

@@ -5,7 +5,7 @@ Unary elementwise rules need no unbroadcasting; binary ones are registered with
 """
 import numpy
 
-from s2sad import rt
+from s2sad.runtime import rt
 
 from . import adjoint, check, d, nondifferentiable, not_implemented, tangent
 from .operators import binary

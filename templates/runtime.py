@@ -1,6 +1,6 @@
 """Rules for s2sad's own runtime helpers, so that generated code can be differentiated again
 (second derivatives differentiate the generated forward-mode code in reverse mode)."""
-from s2sad import rt
+from s2sad.runtime import rt
 
 from . import adjoint, check, d, nondifferentiable, tangent
 

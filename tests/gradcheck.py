@@ -2,7 +2,7 @@
 import numpy as np
 
 import s2sad
-from s2sad.verify import finite_difference  # noqa: F401  (tests import it from here)
+from s2sad.tools.verify import finite_difference  # noqa: F401  (tests import it from here)
 
 RTOL = 1e-6          # gradient vs finite differences, relative to max(1, |expected|)
 SAME = 1e-12         # JIT on vs JIT off

@@ -100,7 +100,7 @@ def test_environment_switch_disables_jit(monkeypatch):
 
 
 def test_transformation_happens_once(monkeypatch):
-    from s2sad import pipeline
+    from s2sad.transform import pipeline
     calls = []
     original = pipeline._adjoint
 
@@ -117,7 +117,7 @@ def test_transformation_happens_once(monkeypatch):
 
 
 def test_generation_is_deterministic(monkeypatch):
-    from s2sad import pipeline
+    from s2sad.transform import pipeline
     first = pipeline.adjoint(f, (0, 1)).text
     monkeypatch.setattr(pipeline, "_done", {})
     assert pipeline.adjoint(f, (0, 1)).text == first

@@ -175,7 +175,7 @@ def test_second_derivatives_follow_a_rebound_global(load):
 
 def test_stale_checks_cost_little(load):
     """The check runs on every call: it must stay small next to the call itself."""
-    from s2sad import resolve
+    from s2sad.transform import resolve
     case = CASES[0].__class__("state_cost", REBOUND, call="None")
     module, _, _ = load(case)
     state = resolve.global_state(module.f)
@@ -196,7 +196,7 @@ def test_stale_checks_cost_little(load):
      "RuntimeError: boom (target.py, line 1)"),
 ])
 def test_cli_target_that_cannot_be_imported(text, message, tmp_path, capsys):
-    from s2sad import cli
+    from s2sad.tools import cli
     (tmp_path / "target.py").write_text(text)
     status = cli.main(["show", f"{tmp_path / 'target.py'}:f"])
     err = capsys.readouterr().err
@@ -204,7 +204,7 @@ def test_cli_target_that_cannot_be_imported(text, message, tmp_path, capsys):
 
 
 def test_cli_check_reports_a_differentiated_count(tmp_path, capsys):
-    from s2sad import cli
+    from s2sad.tools import cli
     (tmp_path / "target.py").write_text(textwrap.dedent("""
         def f(x, n):
             s = 0.0

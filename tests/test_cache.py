@@ -9,7 +9,8 @@ import textwrap
 import numpy as np
 
 import s2sad
-from s2sad import jit, pipeline
+from s2sad.runtime import jit
+from s2sad.transform import pipeline
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -19,7 +20,7 @@ PROBE = textwrap.dedent("""
     start = time.perf_counter()
     import numpy as np, s2sad
     from examples_api import f
-    from s2sad import jit
+    from s2sad.runtime import jit
     gradient = s2sad.grad(f, wrt=(0, 1))
     dx, dw = gradient(np.array([0.3, -1.2, 0.7]), 0.9)
     elapsed = time.perf_counter() - start
@@ -74,7 +75,7 @@ def test_changed_callee_gives_the_caller_a_new_file(tmp_path):
 
 def test_files_are_content_addressed_and_not_rewritten():
     from examples_api import f
-    from s2sad import cache
+    from s2sad.runtime import cache
     generated = pipeline.adjoint(f, (0,))
     stamp = os.stat(generated.path).st_mtime_ns
     assert cache.store("f__d_x", generated.text) == generated.path

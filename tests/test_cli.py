@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from s2sad import cli
+from s2sad.tools import cli
 
 HERE = os.path.dirname(__file__)
 EXAMPLES = os.path.join(HERE, "examples_api.py")
@@ -96,8 +96,8 @@ def test_check_reports_unsupported_code_as_errors_and_bad_fd_as_usage(capsys):
 
 
 def test_check_fd_catches_a_wrong_gradient(capsys, monkeypatch):
-    from s2sad import diagnose
-    monkeypatch.setattr(diagnose, "FD_TOLERANCE", -1.0)  # everything "disagrees"
+    from s2sad.tools import check
+    monkeypatch.setattr(check, "FD_TOLERANCE", -1.0)  # everything "disagrees"
     status, out, _ = run(capsys, "check", f"{CLOGS}:sqrt_of_scalar", "--fd", "0.6")
     assert status == 1 and "DISAGREES" in out
 
@@ -116,7 +116,7 @@ def test_templates_lists_rules_with_kind_and_source(capsys):
 
 
 def test_cache_shows_and_clears(capsys, tmp_path, monkeypatch):
-    from s2sad import cache
+    from s2sad.runtime import cache
     monkeypatch.setattr(cache, "cache_dir", lambda: str(tmp_path))
     (tmp_path / "f__d_x__0123.py").write_text("x = 1\n")
     status, out, _ = run(capsys, "cache")

@@ -8,7 +8,7 @@ import pytest
 
 import examples_clogs as ex
 import s2sad
-from s2sad import api
+from s2sad.api import gradients as api
 from gradcheck import check_gradient, line_of
 
 PATH = ex.__file__

@@ -20,7 +20,7 @@ import pytest
 from examples_debugging import backward_fails, calls_failing_helper, forward_fails, pdb_target
 
 import s2sad
-from s2sad import tracing
+from s2sad.runtime import tracing
 
 SOURCE_FILE = os.path.abspath(inspect.getsourcefile(backward_fails))
 EXAMPLE_DIR = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "debugging")

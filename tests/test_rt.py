@@ -9,8 +9,8 @@ import numba
 import numpy as np
 import pytest
 
-import s2sad.rt_numba  # noqa: F401  (registers the Numba overloads)
-from s2sad import rt
+import s2sad.runtime.numba_core  # noqa: F401  (registers the Numba overloads)
+from s2sad.runtime import rt
 
 RNG = np.random.default_rng(20240611)
 

@@ -1,4 +1,4 @@
-"""Every derivative rule and array method, verified from the registry (s2sad.verify).
+"""Every derivative rule and array method, verified from the registry (s2sad.tools.verify).
 
 Python side, every check of every rule: the gradient w.r.t. every input against central finite
 differences at random inputs (reverse mode), and the derivative along a random direction of all
@@ -14,7 +14,9 @@ import inspect
 import gast
 import pytest
 
-from s2sad import template, templates, verify
+from s2sad import templates
+from s2sad.tools import verify
+from s2sad.transform import template
 from s2sad.errors import TemplateError
 from s2sad.templates import d, tangent
 
@@ -69,7 +71,7 @@ def _called(expression):
 
     import numpy
 
-    from s2sad import rt
+    from s2sad.runtime import rt
     modules = {"numpy": numpy, "math": math, "rt": rt}
     binary = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
               gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
@@ -100,7 +102,7 @@ def test_tangents_call_only_differentiable_functions():
     every function the tangent of a library function calls has an adjoint and a tangent rule,
     or is declared without derivative. (The rules of s2sad's own helpers serve second
     derivatives; third derivatives would need the helpers their tangents call to have rules.)"""
-    from s2sad import rt
+    from s2sad.runtime import rt
     problems = set()
     for primal in list(templates.REGISTRY) + list(templates.TANGENTS):
         rule = template.tangent_rule(primal)

@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 import s2sad
-from s2sad import tracing
+from s2sad.runtime import tracing
 
 
 def loss(w, x, y, steps):

@@ -1,0 +1,272 @@
+"""Import generated files and run them: compiled by Numba, or as plain Python.
+
+One file, two flavours of module: `_s2sad_py_<stem>` runs the functions as written (pdb and IDE
+breakpoints work), `_s2sad_jit_<stem>` replaces each function by `numba.njit(cache=True)`.
+Callees are linked by `rt.load` in the caller's flavour, so a jitted caller always calls jitted
+callees. Compilation happens eagerly for the actual argument types; if Numba fails, one warning
+names the function, the generated line and Numba's reason, and the whole gradient (callees
+included) runs as Python from then on: same file, same numbers.
+
+Nothing read from disk is trusted blindly: a generated file is compiled from its text (a
+corrupt `.pyc` cannot break it), and Numba's cache files carry a sha256 and the key they were
+compiled for (`_CheckedCacheFile`), so a truncated, corrupt or mixed-up `.nbi`/`.nbc` file
+means "compile again", never a crash or another function's machine code.
+"""
+import contextlib
+import functools
+import hashlib
+import importlib.util
+import linecache
+import os
+import pickle
+import re
+import sys
+import types
+import warnings
+
+from . import tracing
+from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
+
+PY, JIT = "py", "jit"
+_modules = {}
+_declarations = [True]  # honour rules declared numba=False (verify.py turns it off to test them)
+
+
+@contextlib.contextmanager
+def ignoring_declarations():
+    """Try to compile even what is declared Numba-incompatible (to check the declaration)."""
+    _declarations[0] = False
+    try:
+        yield
+    finally:
+        _declarations[0] = True
+
+
+class JitFallbackWarning(S2sadWarning):
+    """Numba could not compile a gradient; it runs as Python instead."""
+
+
+def load(path, flavour):
+    """The module for a generated file in the given flavour (imported once per process)."""
+    key = (path, flavour)
+    if key in _modules:
+        return _modules[key]
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = f"_s2sad_{flavour}_{stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    from . import cache
+    code = compile(cache.text_of(path), path, "exec", dont_inherit=True)  # no .pyc involved
+    sys.modules[name] = module
+    try:
+        exec(code, module.__dict__)
+        if flavour == JIT:
+            _compile_lazily(module, name)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    _modules[key] = module
+    return module
+
+
+def link(caller_name, stem, attribute):
+    """What `rt.load` does: fetch `attribute` from the generated file `stem`, in the flavour and
+    directory of the calling generated module."""
+    from . import cache
+    flavour = JIT if caller_name.startswith(f"_s2sad_{JIT}_") else PY
+    directory = os.path.dirname(sys.modules[caller_name].__file__)
+    # the caller's directory, unless the callee went elsewhere (the cache directory failed)
+    candidates = [os.path.join(d, stem + ".py") for d in [directory, *cache.directories()]]
+    path = next((p for p in candidates if cache.is_known(p)), candidates[0])
+    return getattr(load(path, flavour), attribute)
+
+
+def _compile_lazily(module, name):
+    import numba
+    from . import numba_core  # noqa: F401  (registers rt's Numba implementations)
+    _check_runtime_caches()
+    for attribute, value in list(vars(module).items()):
+        if isinstance(value, types.FunctionType) and value.__module__ == name:
+            dispatcher = numba.njit(cache=True)(value)
+            _check_cache_files(dispatcher)
+            setattr(module, attribute, dispatcher)
+
+
+@functools.lru_cache(maxsize=None)
+def _check_runtime_caches():
+    """rt's own compiled helpers (`njit(cache=True)` in s2sad/runtime/numba_*.py) get the same
+    checked cache files as generated code."""
+    from numba.core.dispatcher import Dispatcher
+    for name, module in list(sys.modules.items()):
+        if name.startswith(f"{__package__}.numba_"):
+            for value in vars(module).values():
+                if isinstance(value, Dispatcher):
+                    _check_cache_files(value)
+
+
+def _check_cache_files(dispatcher):
+    """Make the dispatcher's disk cache verify what it loads (see _CheckedCacheFile)."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    checked = _checked_cache_class()
+    if checked is not None and type(cache_file) is checked.__bases__[0]:
+        cache_file.__class__ = checked
+
+
+@functools.lru_cache(maxsize=None)
+def _checked_cache_class():
+    try:
+        from numba.core.caching import IndexDataCacheFile
+    except ImportError:  # another Numba layout: its own cache files, unchecked
+        return None
+
+    class _CheckedCacheFile(IndexDataCacheFile):
+        """Numba's cache files, each holding a sha256 of its content; data files are named by
+        their key and hold it. Numba's own format trusts the files: a truncated index raised
+        an UnpicklingError, and two processes compiling different signatures at once could
+        both write `<name>.1.nbc` (numbered data files), so that one key's index entry named
+        the other's code. A data file is found by its key's name, so a lost index entry costs
+        nothing. Anything that does not verify reads as "not cached"."""
+
+        def save(self, key, data):
+            self._index_entry(key)
+            self._save_data(self._data_name(key), (key, self._version, self._source_stamp, data))
+
+        def load(self, key):
+            # found by its name, not through the index: two processes saving other keys at
+            # once can each rewrite the index without the other's entry
+            try:
+                stored_key, version, stamp, data = self._load_data(self._data_name(key))
+            except (OSError, ValueError, EOFError, pickle.UnpicklingError, TypeError):
+                return None
+            if (stored_key, version, stamp) != (key, self._version, self._source_stamp):
+                return None
+            self._index_entry(key)  # repairs an index another process or a crash spoiled
+            return data
+
+        def _index_entry(self, key):
+            overloads = self._load_index()
+            if overloads.get(key) != self._data_name(key):
+                overloads[key] = self._data_name(key)
+                self._save_index(overloads)
+
+        def _data_name(self, key):
+            return f"{self._index_name[:-4]}.{_digest(repr(key).encode())[:16]}.nbc"
+
+        def _load_index(self):
+            try:
+                with open(self._index_path, "rb") as handle:
+                    version = pickle.load(handle)
+                    stamp, overloads = pickle.loads(_verified(handle.read()))
+            except Exception:  # missing, truncated or corrupt: as if there were no index
+                return {}
+            fresh = version == self._version and stamp == self._source_stamp
+            return overloads if fresh else {}
+
+        def _dump(self, obj):
+            data = super()._dump(obj)
+            return _digest(data).encode() + data
+
+        def _load_data(self, name):
+            with open(self._data_path(name), "rb") as handle:
+                return pickle.loads(_verified(handle.read()))
+
+    _CheckedCacheFile.__module__ = __name__
+    return _CheckedCacheFile
+
+
+def _digest(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def _verified(blob):
+    """The payload of `digest + payload`, or ValueError if they do not match."""
+    digest, data = blob[:64], blob[64:]
+    if digest != _digest(data).encode():
+        raise ValueError("corrupt s2sad-checked cache file")
+    return data
+
+
+class Runner:
+    """Calls one generated function, jitted when possible."""
+
+    def __init__(self, path, function_name, jit, label, python_only=()):
+        self.path = path
+        self.function_name = function_name
+        self.jit = jit
+        self.label = label          # e.g. "the gradient of demo.py:f", for the warning
+        self.python_only = python_only  # functions whose rules Numba cannot compile
+        self._signatures = set()
+
+    def __call__(self, *args):
+        if self.jit and self.python_only and _declarations[0]:
+            self.jit = False
+            warnings.warn(f"s2sad: {self.label} calls {', '.join(self.python_only)}, which Numba "
+                          "cannot compile (see docs/coverage.md); running it as Python instead "
+                          "(slower, same numbers).", JitFallbackWarning, stacklevel=4)
+        if self.jit:
+            dispatcher = self._compiled_for(args)
+            if dispatcher is not None:
+                try:
+                    return dispatcher(*args)
+                except Exception as exc:  # compiled code has no lines: say how to see them
+                    tracing.annotate_compiled(exc, self.path, self.label)
+                    raise
+        return self.as_python(*args)
+
+    def as_python(self, *args):
+        """Run the generated function as Python (also to read the frames of an error)."""
+        function = getattr(load(self.path, PY), self.function_name)
+        try:
+            return function(*args)
+        except RecursionError as exc:
+            raise _too_deep(exc, self.label) from exc
+        except Exception as exc:  # name the generated and the original line
+            tracing.annotate(exc)
+            raise
+
+    def _compiled_for(self, args):
+        try:
+            import numba
+            dispatcher = getattr(load(self.path, JIT), self.function_name)
+            signature = tuple(numba.typeof(a) for a in args)
+            if signature not in self._signatures:
+                dispatcher.compile(signature)
+                self._signatures.add(signature)
+            return dispatcher
+        except Exception as exc:  # Numba raises many kinds; any of them means "run as Python"
+            self.jit = False
+            warnings.warn(self._explain(exc), JitFallbackWarning, stacklevel=4)
+            return None
+
+    def _explain(self, exc):
+        message = str(exc)
+        where = ""
+        directory = os.path.dirname(self.path)
+        for path, line in re.findall(r'File "([^"]+)", line (\d+)', message):
+            generated = os.path.join(directory, os.path.basename(path))
+            if os.path.exists(generated):  # the innermost generated line wins
+                code = linecache.getline(generated, int(line)).strip()
+                where = f"\n  at {generated}:{line}: {code}"
+        reason = next((ln.strip() for ln in message.splitlines()
+                       if ln.strip() and not ln.startswith(("Failed in", "During:"))),
+                      type(exc).__name__)
+        return (f"s2sad: Numba could not compile {self.label}; running it as Python instead "
+                f"(slower, same numbers).{where}\n  reason: {type(exc).__name__}: {reason}")
+
+
+def _too_deep(exc, label):
+    """A UserError at the line of the user's function where the recursion went too deep."""
+    where = None
+    tb = exc.__traceback__
+    while tb is not None:  # the innermost generated frame wins
+        origin = tracing.origin(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        if origin is not None:
+            text = linecache.getline(origin.path, origin.line)
+            where = Location(origin.path, origin.line, len(text) - len(text.lstrip()))
+        tb = tb.tb_next
+    return UserError([Diagnostic(
+        where, f"{label} recursed deeper than Python allows ({sys.getrecursionlimit()} calls)",
+        why="for these arguments the recursion does not reach its base case, or needs more "
+            "levels than the interpreter's limit",
+        fix="check that the recursion ends for these arguments; for a deep one, write it as a "
+            "loop (or raise sys.setrecursionlimit)")])

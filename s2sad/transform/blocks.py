@@ -1,0 +1,297 @@
+"""The adjoint block of one ANF statement: what `x = f(a, b)` contributes to `da` and `db`.
+
+Operators and library calls fill their derivative template (template.py); calls to user
+functions run the callee's own adjoint (joint mode); indexing scatters into the array's adjoint
+in place:
+
+    z = numpy.sin(_t0)      -->   d_t0 = dz * numpy.cos(_t0)
+    _t1 = x[i]              -->   dx[i] += d_t1                 (dx: zeros or a private copy)
+    a[i] = v                -->   dv = da[i]; da[i] = 0.0
+    y = g(x)                -->   _, _dx_0 = dg(x, dy); dx = dx + _dx_0
+"""
+import copy
+import inspect
+import operator
+
+import gast
+
+from . import nodes, normalize, template
+from s2sad import templates
+from . import kinds as kinds_module
+from .kinds import is_int, is_scalar
+from s2sad.errors import Diagnostic
+
+BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+          gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+          gast.Mod: operator.mod, gast.FloorDiv: operator.floordiv}
+UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
+
+
+class Blocks:
+    """Writes adjoint blocks into `adjoints.out`; collects problems instead of raising."""
+
+    def __init__(self, source, namer, link, adjoints):
+        self.source = source
+        self.namer = namer
+        self.link = link
+        self.adjoints = adjoints
+        self.problems = []
+        self.discard = None      # the name for values a callee's adjoint returns but we ignore
+
+    def adjoint_of(self, statement):
+        value = statement.value
+        if normalize.is_hook(statement):
+            return self._adjoint_of_hook(statement)
+        if isinstance(statement.targets[0], gast.Subscript):
+            return self._adjoint_of_write(statement)
+        if isinstance(value, gast.Subscript):
+            return self._adjoint_of_read(statement)
+        if isinstance(value, gast.Call) and _is_user_call(value):
+            return self._adjoint_of_call(statement)
+        if isinstance(value, gast.Name):
+            seed = self.adjoints.take(statement.targets[0].id)
+            if seed is not None:
+                self.adjoints.contribute(value.id, seed)
+            return
+        if isinstance(value, (gast.Compare, gast.BoolOp)) or (
+                isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not)):
+            self._take_all(statement.targets[0])
+            return  # a truth value carries no gradient
+        if isinstance(value, gast.BinOp):
+            rule, args, keywords = templates.rule_for(BINARY[type(value.op)]), \
+                [value.left, value.right], {}
+        elif isinstance(value, gast.UnaryOp):
+            rule, args, keywords = templates.rule_for(UNARY[type(value.op)]), [value.operand], {}
+        elif isinstance(value, gast.Call):
+            rule, args = templates.rule_for(value.s2sad_ref), value.args
+            keywords = {k.arg: k.value for k in value.keywords}
+        else:
+            return self._problem(statement, "cannot differentiate this expression")
+        result, seed = self._result_and_seed(statement.targets[0])
+        if seed is None:
+            return
+        if rule is not None and rule.kind == "nondifferentiable":
+            return
+        if rule is None or rule.kind != "adjoint":
+            return self._missing_rule(statement, value, rule)
+        varied = statement.s2sad_varied
+        candidates = [n.id for a in [*args, *keywords.values()] for n in _names_in(a)
+                      if n.id in varied]
+        seed = self.adjoints.protect(_first_name(result), seed, candidates)
+        try:
+            pairs = template.contributions(rule, args, keywords, result, seed)
+        except template.BindError as exc:
+            return self._problem(statement, str(exc))
+        for argument, expression in pairs:
+            if isinstance(argument, gast.Tuple):
+                self._contribute_each(argument, expression, varied)
+                continue
+            if not (isinstance(argument, gast.Name) and argument.id in varied):
+                continue
+            others = [a for a in args if a is not argument]
+            if rule.broadcasting and not all(is_scalar(a, statement.s2sad_scalars)
+                                             for a in others):
+                expression = nodes.call("rt.unbroadcast", expression, argument)
+            self.adjoints.contribute(argument.id, expression)
+
+    def _result_and_seed(self, target):
+        """The result as the template sees it, and its adjoint: for a tuple of names, the tuple
+        of their adjoints (zeros for those without one); None when nothing needs a gradient."""
+        if isinstance(target, gast.Name):
+            return nodes.name(target.id), self.adjoints.take(target.id)
+        names = [n.id for n in target.elts]
+        taken = [self.adjoints.take(n) for n in names]
+        if all(t is None for t in taken):
+            return None, None
+        seed = gast.Tuple([t if t is not None else nodes.call("rt.zeros_like", nodes.name(n))
+                           for n, t in zip(names, taken)], gast.Load())
+        return gast.Tuple([nodes.name(n) for n in names], gast.Load()), seed
+
+    def _take_all(self, target):
+        for n in _names_in(target):
+            self.adjoints.take(n.id)
+
+    def _contribute_each(self, sequence, expression, varied):
+        """A sequence argument (`numpy.stack((a, b))`): its contribution is a tuple, one element
+        per item of the sequence."""
+        if not any(n.id in varied for n in _names_in(sequence)):
+            return
+        parts = self.namer.numbered("_parts")
+        self.adjoints.out.append(gast.Assign([nodes.name(parts, store=True)], expression, None))
+        self._distribute(sequence, nodes.name(parts), varied)
+
+    def _distribute(self, sequence, parts, varied):
+        """`parts[k]` to the k-th element; nested sequences (`[[a, b], [c, d]]`) recursively."""
+        for k, element in enumerate(sequence.elts):
+            part = gast.Subscript(parts, nodes.constant(k), gast.Load())
+            if isinstance(element, gast.Name) and element.id in varied:
+                self.adjoints.contribute(element.id, part)
+            elif isinstance(element, gast.Tuple):
+                self._distribute(element, part, varied)
+
+    def _adjoint_of_call(self, statement):
+        call = statement.value
+        names = [n.id for n in gast.walk(statement.targets[0]) if isinstance(n, gast.Name)]
+        if isinstance(statement.targets[0], gast.Tuple):
+            seed = gast.Tuple([self.adjoints.take(n) or nodes.call("rt.zeros_like", nodes.name(n))
+                               for n in names], gast.Load())
+        else:
+            seed = self.adjoints.take(names[0])
+            if seed is None:
+                return
+        try:
+            args = _bind_positional(call)
+        except TypeError as exc:
+            return self._problem(statement, f"cannot bind the call's arguments ({exc})")
+        positions = [i for i, a in enumerate(args)
+                     if isinstance(a, gast.Name) and a.id in statement.s2sad_varied]
+        if not positions:
+            return
+        names = list(inspect.signature(call.s2sad_ref).parameters)
+        kinds = kinds_module.of_call(names, args, statement)
+        adjoint = self.link(call.s2sad_ref, tuple(positions), kinds)
+        if self.discard is None:
+            self.discard = self.namer.fresh("_")
+        outputs = [self.discard]
+        outputs += [self.namer.numbered(f"_{self.namer.adjoint(args[i].id)}_") for i in positions]
+        seed = self.adjoints.protect(names[0], seed, [args[i].id for i in positions])
+        self.adjoints.out.append(gast.Assign(
+            [gast.Tuple([nodes.name(o, store=True) for o in outputs], gast.Store())],
+            gast.Call(nodes.name(adjoint), [*args, seed], []), None))
+        for i, output in zip(positions, outputs[1:]):
+            self.adjoints.contribute(args[i].id, nodes.name(output))
+
+    def _adjoint_of_hook(self, statement):
+        """`with s2sad.grad_of(x) as dx: body`: the body runs with dx a private copy of x's
+        adjoint; what it leaves in dx is x's adjoint from here on."""
+        call = statement.value
+        variable, body = call.s2sad_hook
+        watched = call.args[0].id
+        seed = self.adjoints.take(statement.targets[0].id)
+        start = nodes.call("rt.copy", seed) if seed is not None else \
+            nodes.call("rt.zeros_like", nodes.name(watched))
+        self.adjoints.out.append(nodes.assign(variable, start))
+        self.adjoints.out.extend(copy.deepcopy(body))
+        self.adjoints.contribute(watched, nodes.name(variable), alias=False)
+
+    def _adjoint_of_read(self, statement):
+        """`t = a[index]`: scatter dt into da, in place (da is private to this function)."""
+        seed = self.adjoints.take(statement.targets[0].id)
+        array = statement.value.value.id
+        if seed is None or array not in statement.s2sad_varied:
+            return
+        seed = self.adjoints.protect(statement.targets[0].id, seed, [array])
+        var = self.adjoints.own(array)
+        index = statement.value.slice
+        if _is_basic(index, statement.s2sad_ints):
+            self.adjoints.out.append(gast.AugAssign(
+                gast.Subscript(nodes.name(var), index, gast.Store()), gast.Add(), seed))
+        else:  # integer arrays may repeat an index: every occurrence must add
+            self.adjoints.out.append(gast.Expr(nodes.call("rt.add_at", nodes.name(var), index,
+                                                          seed)))
+
+    def _adjoint_of_write(self, statement):
+        """`a[index] = v`: dv takes da[index]; the overwritten elements get no gradient."""
+        subscript = statement.targets[0]
+        array, index, value = subscript.value.id, subscript.slice, statement.value
+        if self.adjoints.get(array) is None:
+            return
+        var = self.adjoints.own(array)
+        held = None
+        if isinstance(value, gast.Name) and value.id in statement.s2sad_varied:
+            part = gast.Subscript(nodes.name(var), index, gast.Load())
+            if not _one_element(statement, array, index):
+                # a copy: da[index] may be a view (a slice, or a row), zeroed just below
+                part = nodes.call("rt.unbroadcast", nodes.call("rt.copy", part), value)
+            if value.id == array:  # `a[index] = a`: read before da[index] is zeroed, added after
+                held = self.adjoints.namer.numbered("_dpart")
+                self.adjoints.out.append(nodes.assign(held, part))
+            else:
+                self.adjoints.contribute(value.id, part, alias=False)
+        self.adjoints.out.append(gast.Assign(
+            [gast.Subscript(nodes.name(var), index, gast.Store())], nodes.constant(0.0), None))
+        if held is not None:
+            self.adjoints.contribute(array, nodes.name(held), alias=False)
+
+    # ---- problems ------------------------------------------------------------------------------
+
+    def _problem(self, statement, message, why="", fix=""):
+        origin = getattr(statement, "s2sad_origin", statement)
+        node = statement.value if hasattr(statement.value, "lineno") else origin
+        self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
+
+    def _missing_rule(self, statement, value, rule):
+        name = _spelled(value)
+        if rule is not None and rule.kind == "not_implemented":
+            why = f"the derivative of {name} is not implemented yet" + \
+                  (f" ({rule.note})" if rule.note else "")
+        else:
+            why = f"{name} has no derivative template, and its source cannot be differentiated"
+        argument = _first_parameter(getattr(value, "s2sad_ref", None))
+        short = name.rsplit(".", 1)[-1]
+        self._problem(statement, f"no derivative template for {name}", why=why,
+                      fix=f"register one (README: 'Adding a derivative'), e.g.\n"
+                          f"    @s2sad.adjoint({name})\n"
+                          f"    def {short}(result, {argument}, ...):\n"
+                          f"        d[{argument}] = d[result] * ...\n"
+                          "or compute this value outside the differentiated function")
+
+
+
+
+def _one_element(statement, array, index):
+    """Whether `array[index]` is known to be one number (ints index every dimension)."""
+    rank = getattr(statement, "s2sad_ranks", {}).get(array)
+    return rank is not None and kinds_module.indexed_rank(
+        rank, index, statement.s2sad_scalars, statement.s2sad_ints) == 0
+
+
+def _first_parameter(func):
+    try:
+        return next(iter(inspect.signature(func).parameters))
+    except (TypeError, ValueError, StopIteration):
+        return "x"
+
+
+def _names_in(node):
+    return [n for n in gast.walk(node) if isinstance(n, gast.Name)]
+
+
+def _first_name(result):
+    return result.id if isinstance(result, gast.Name) else result.elts[0].id
+
+
+def _is_user_call(call):
+    return getattr(call, "s2sad_user", False)
+
+
+def _spelled(value):
+    if isinstance(value, gast.Call):
+        return ".".join(nodes.dotted_parts(value.func) or ["?"])
+    return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+            gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//", gast.USub: "unary -",
+            gast.UAdd: "unary +"
+            }.get(type(getattr(value, "op", None)), "?")
+
+
+def _bind_positional(call):
+    """The call's arguments in parameter order, defaults filled in as literals."""
+    signature = inspect.signature(call.s2sad_ref)
+    bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    bound.apply_defaults()
+    args = []
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise TypeError("*args/**kwargs parameters")
+        args.append(template.as_node(bound.arguments[parameter.name]))
+    return args
+
+
+def _index_parts(index):
+    return index.elts if isinstance(index, gast.Tuple) else [index]
+
+
+def _is_basic(index, ints):
+    """Ints and slices only: no element can be selected twice."""
+    return all(isinstance(part, gast.Slice) or is_int(part, ints)
+               for part in _index_parts(index))

@@ -1,0 +1,209 @@
+"""What the code itself shows about its values: which names hold Python scalars, which hold ints,
+and the number of dimensions of the arrays (from the arguments' kinds and what each operation
+does to them). Shared by reverse.py and forward.py.
+
+    def f(x, obs, n):        # called with x a float and obs a 2-D array
+        u = x                # u: scalar
+        for t in range(n):   # t: int
+            e = u - obs[t, 0]   # obs[t, 0]: two ints index a 2-D array -> e: scalar
+
+A broadcasting rule needs no `rt.unbroadcast` when every other operand is a known scalar, a known
+scalar is kept for the backward sweep without a copy, and an index of known ints and slices is
+scattered with `+=` instead of `rt.add_at`. Nothing is guessed: what is not shown is unknown.
+"""
+import gast
+import numpy
+
+from . import activity, nodes, normalize
+from s2sad.runtime import rt
+
+# Reductions that return one number when called on the whole array (one argument, no axis).
+FULL_REDUCTIONS = {numpy.sum, numpy.mean, numpy.prod, numpy.max, numpy.min, numpy.amax,
+                   numpy.amin, numpy.var, numpy.std, numpy.ptp, numpy.nansum, numpy.nanmean,
+                   numpy.median, numpy.linalg.norm, numpy.vdot}
+# Calls whose result has the dimensions of their one array argument.
+SAME_RANK = {numpy.copy, numpy.transpose, numpy.ascontiguousarray, numpy.negative, rt.saved,
+             rt.copy}
+ALLOCATORS = {numpy.zeros, numpy.ones, numpy.empty}
+
+
+def mark(statements, scalars, ints, ranks=()):
+    """Annotate each simple statement with what is known before it: `s2sad_scalars`,
+    `s2sad_ints` (sets of names) and `s2sad_ranks` (name -> ndim of an array). `ranks`: the
+    parameters' (name, ndim) pairs. Returns what is known after `statements`."""
+    return _mark(statements, set(scalars), set(ints), dict(ranks))
+
+
+def _mark(statements, scalars, ints, ranks):
+    for statement in statements:
+        if isinstance(statement, gast.If):
+            s1, i1, r1 = _mark(statement.body, set(scalars), set(ints), dict(ranks))
+            s2, i2, r2 = _mark(statement.orelse, set(scalars), set(ints), dict(ranks))
+            scalars, ints, ranks = s1 & s2, i1 & i2, _agreeing(r1, r2)
+            continue
+        if isinstance(statement, (gast.For, gast.While)):
+            counter = activity.loop_target(statement)
+            while True:  # what is known at the head is known before and after each iteration
+                end_s, end_i, end_r = _mark(statement.body, scalars | counter, ints | counter,
+                                            dict(ranks))
+                if scalars <= end_s and ints <= end_i and _agreeing(ranks, end_r) == ranks:
+                    break
+                scalars, ints, ranks = scalars & end_s, ints & end_i, _agreeing(ranks, end_r)
+            continue
+        statement.s2sad_scalars, statement.s2sad_ints = frozenset(scalars), frozenset(ints)
+        statement.s2sad_ranks = dict(ranks)
+        if isinstance(statement, gast.Return) or activity.written_array(statement):
+            continue
+        scalar, integer = known(statement.value, scalars, ints)
+        rank = rank_of(statement.value, scalars, ints, ranks)
+        scalar = scalar or rank == 0
+        targets = activity.targets(statement)
+        for target in targets:
+            single = len(targets) == 1
+            (scalars.add if scalar and single else scalars.discard)(target)
+            (ints.add if integer and single else ints.discard)(target)
+            if single and rank:
+                ranks[target] = rank
+            else:
+                ranks.pop(target, None)
+    return scalars, ints, ranks
+
+
+def _agreeing(a, b):
+    return {name: rank for name, rank in a.items() if b.get(name) == rank}
+
+
+def full_reduction(call):
+    return getattr(call, "s2sad_ref", None) in FULL_REDUCTIONS and \
+        len(call.args) == (2 if call.s2sad_ref is numpy.vdot else 1) and \
+        all(k.arg in ("ddof", "dtype") for k in call.keywords)
+
+
+def known(value, scalars, ints):
+    """(is a known scalar, is a known int) for one ANF operation."""
+    if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) is rt.grad_of:
+        return known(value.args[0], scalars, ints)  # an identity (grad_of)
+    if isinstance(value, gast.Call):
+        head = (nodes.dotted_parts(value.func) or [None])[0]
+        integer = head in ("int", "len")
+        elementwise = isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or \
+            getattr(value, "s2sad_ref", None) in (abs, min, max, round)
+        scalar_args = bool(value.args) and not value.keywords and \
+            all(is_scalar(a, scalars) for a in value.args)
+        return head in ("math", "float", "int", "len") or (elementwise and scalar_args) or \
+            full_reduction(value), integer
+    if isinstance(value, gast.Name):
+        return value.id in scalars, value.id in ints
+    if isinstance(value, gast.Constant):
+        return True, type(value.value) is int
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        operands = [a for a in gast.iter_child_nodes(value) if isinstance(a, gast.expr)]
+        scalar = all(is_scalar(a, scalars) for a in operands)
+        integer = all(is_int(a, ints) for a in operands) and \
+            isinstance(getattr(value, "op", None), (gast.Add, gast.Sub, gast.Mult, gast.USub,
+                                                  gast.Mod, gast.FloorDiv))
+        return scalar, integer
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) \
+            and value.value.id in ints:
+        return True, True  # an element of x.shape
+    if isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size"):
+        return value.attr != "shape", True
+    return False, False
+
+
+def rank_of(value, scalars, ints, ranks):
+    """The number of dimensions of an ANF operation's result (0: a scalar), or None."""
+    def of(atom):
+        if normalize.is_literal(atom):
+            return 0
+        if isinstance(atom, gast.Name):
+            return 0 if atom.id in scalars else ranks.get(atom.id)
+        return None
+
+    if isinstance(value, gast.Name):
+        return of(value)
+    if isinstance(value, gast.UnaryOp):
+        return of(value.operand)
+    if isinstance(value, gast.BinOp):
+        left, right = of(value.left), of(value.right)
+        if left is None or right is None:
+            return None
+        if isinstance(value.op, gast.MatMult):
+            return _matmul_rank(left, right)
+        return max(left, right)
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        return indexed_rank(ranks.get(value.value.id), value.slice, scalars, ints)
+    if isinstance(value, gast.Call):
+        ref = getattr(value, "s2sad_ref", None)
+        args = [of(a) for a in value.args]
+        if full_reduction(value):
+            return 0
+        if value.keywords or None in args or not args:
+            return None
+        if isinstance(ref, numpy.ufunc) or (ref in SAME_RANK and len(args) == 1):
+            return max(args)
+        if ref in ALLOCATORS and len(value.args) == 1:
+            shape = value.args[0]
+            if _is_one_int(shape, scalars, ints):
+                return 1
+            if isinstance(shape, gast.Tuple):
+                return len(shape.elts)
+    return None
+
+
+def _matmul_rank(left, right):
+    if left == 0 or right == 0:
+        return None  # an error at run time; say nothing
+    if left == 1 and right == 1:
+        return 0
+    if left <= 2 and right <= 2:
+        return left + right - 2
+    return None
+
+
+def indexed_rank(rank, index, scalars, ints):
+    """Dimensions left after indexing an array of `rank` dimensions with ints and slices."""
+    if not rank:
+        return None
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    left = rank
+    for part in parts:
+        if isinstance(part, gast.Slice):
+            continue
+        if _is_one_int(part, scalars, ints):
+            left -= 1
+            continue
+        return None  # an array index, None, an ellipsis...: not worked out
+    return left if left >= 0 else None
+
+
+def _is_one_int(atom, scalars, ints):
+    """An int, not a tuple of them (`ints` also holds names of shapes)."""
+    return is_int(atom, ints) and (isinstance(atom, gast.Constant) or is_scalar(atom, scalars)
+                                   or isinstance(atom, gast.UnaryOp))
+
+
+def is_scalar(atom, scalars):
+    """A literal, or a name known to hold a Python scalar."""
+    return normalize.is_literal(atom) or (isinstance(atom, gast.Name) and atom.id in scalars)
+
+
+def is_int(atom, ints):
+    """An int literal, or a name known to hold an int."""
+    if isinstance(atom, gast.Constant):
+        return type(atom.value) is int
+    if isinstance(atom, gast.UnaryOp) and isinstance(atom.op, gast.USub):
+        return is_int(atom.operand, ints)
+    return isinstance(atom, gast.Name) and atom.id in ints
+
+
+
+def of_call(parameter_names, args, statement):
+    """The kinds of a user function's parameters at a call `statement` (a key of its generated
+    code): (scalars, ints, (name, ndim) pairs of arrays)."""
+    known_scalars, known_ints = statement.s2sad_scalars, statement.s2sad_ints
+    ranks = getattr(statement, "s2sad_ranks", {})
+    return (frozenset(n for n, a in zip(parameter_names, args) if is_scalar(a, known_scalars)),
+            frozenset(n for n, a in zip(parameter_names, args) if is_int(a, known_ints)),
+            frozenset((n, ranks[a.id]) for n, a in zip(parameter_names, args)
+                      if isinstance(a, gast.Name) and a.id in ranks))

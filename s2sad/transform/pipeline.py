@@ -1,0 +1,351 @@
+"""The stage order, written once: function object -> generated file.
+
+    parse -> fence + resolve -> exits -> normalize -> activity -> reverse -> optimize -> emit
+    -> cache
+
+`adjoint(f, positions)` generates `df(params..., d_result) -> (value, grads...)` for the
+parameters at `positions` (reverse mode); `tangent(f, positions)` generates
+`jvp_f(params..., tangents...) -> (value, tangent)` (forward mode: forward.py instead of
+reverse.py); `primal(g)` generates a callable copy of a user function that an
+adjoint calls in its forward sweep. Callees are generated recursively, each into its own file;
+each (function, positions) is transformed once per process.
+"""
+import dataclasses
+import os
+import sys
+
+import gast
+
+from s2sad import templates
+from s2sad.errors import ArgumentError, Diagnostic, InternalError, S2sadError, UnsupportedError
+from s2sad.runtime import cache
+from s2sad.version import __version__
+from . import activity, checkpoint, clogs, emit, exits, fence, forward, nodes, normalize
+from . import optimize, parse, resolve, reverse
+from .naming import Namer
+
+# Module-level names of every generated file; user names that collide are avoided by the namer.
+RESERVED = {"math", "numpy", "rt"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Generated:
+    path: str          # the generated file
+    function: str      # the function's name inside it
+    text: str
+    source: parse.SourceFunction
+    python_only: tuple = ()   # functions whose rules Numba cannot compile, callees' included
+    clogs: tuple = ()         # warnings where the gradient stops (clogs.py), callees' included
+    unused: tuple = ()        # warnings for `wrt` parameters the output does not depend on
+    outputs: int = 0          # how many values the function returns: 0 for one, n for a tuple
+
+
+_done = {}             # (function, code, what, ...) -> Generated: the per-process memo
+_in_progress = set()
+
+
+def forget(functions):
+    """Drop what was generated from any of `functions` (their globals or callees changed)."""
+    ids = {id(f) for f in functions}
+    for key in [k for k in _done if id(k[0]) in ids]:
+        del _done[key]
+
+
+NO_KINDS = (frozenset(), frozenset(), frozenset())
+
+
+def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
+    """The generated adjoint of `func` w.r.t. the parameters at `positions` (a tuple of ints).
+    `kinds`: (names of parameters known to be Python scalars, those known to be ints); what is
+    known lets the adjoint skip shape bookkeeping (`rt.unbroadcast`) and saves. `tidy=False`
+    skips the clean-up pass (to see what the templates produced). `check_nan`: check each
+    gradient the backward sweeps write, callees' included (nancheck.py)."""
+    key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, check_nan,
+           templates.generation())
+    if key not in _done:
+        _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions), kinds, tidy,
+                                                    check_nan))
+    return _done[key]
+
+
+def gradient(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
+    """`adjoint`, for a function that must return a scalar (checked where the source shows it)."""
+    generated = adjoint(func, positions, kinds, tidy, check_nan)
+    returned = next((n for n in gast.walk(generated.source.tree) if isinstance(n, gast.Return)
+                     and isinstance(n.value, gast.Tuple)), None)
+    if returned is not None:
+        raise UnsupportedError([Diagnostic(
+            generated.source.loc(returned), f"'{func.__name__}' returns a tuple; a gradient "
+            "needs a scalar output",
+            why="a gradient is the derivative of one number; for several outputs it is not "
+                "defined",
+            fix="return one scalar (e.g. the sum of the parts); vector-Jacobian products of "
+                "tuple outputs are not supported yet")])
+    return generated
+
+
+def tangent(func, positions, kinds=NO_KINDS):
+    """The generated tangent (forward-mode) function of `func` for tangents of the parameters at
+    `positions`; `kinds` as for `adjoint`."""
+    key = (func, func.__code__, "tangent", tuple(positions), kinds, templates.generation())
+    if key not in _done:
+        _done[key] = _guarded(key, lambda: _tangent(func, tuple(positions), kinds))
+    return _done[key]
+
+
+def primal(func):
+    """A generated copy of `func` that generated code (and Numba) can call."""
+    key = (func, func.__code__, "primal", templates.generation())
+    if key not in _done:
+        _done[key] = _guarded(key, lambda: _primal(func))
+    return _done[key]
+
+
+def _guarded(key, build):
+    if key in _in_progress:
+        func = key[0]
+        where = parse.code_location(func)
+        raise UnsupportedError([Diagnostic(
+            where, f"'{func.__name__}' calls itself (directly or through other functions)",
+            why="only a function calling itself, with the same arguments differentiated, is "
+                "supported; mutual recursion is not",
+            fix="let one function call itself, or differentiate w.r.t. the same arguments in "
+                "every recursive call")])
+    _in_progress.add(key)
+    try:
+        return build()
+    except S2sadError:
+        raise
+    except Exception as exc:  # a bug in a stage: say so, instead of a bare traceback
+        raise InternalError(f"transforming {key[0].__qualname__} failed: "
+                            f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        _in_progress.discard(key)
+
+
+def _prepare(func):
+    """Parse, then collect every fence and name problem before giving up."""
+    source = parse.parse_function(func)
+    problems = fence.find_problems(source)
+    resolution = resolve.resolve(source)
+    problems += resolution.diagnostics
+    if problems:
+        problems.sort(key=lambda d: (d.where.line, d.where.col))
+        raise UnsupportedError(problems)
+    return source, resolution.callees, resolution.externals
+
+
+@dataclasses.dataclass(frozen=True)
+class External:
+    """A function generated code imports as it is: one with a user-registered rule
+    (`@s2sad.adjoint(f)`), or a function such a rule's template calls."""
+    module: str
+    qualname: str
+    python_only: tuple = ()   # itself, when Numba cannot call it
+    clogs: tuple = ()
+    digest: str = ""          # of its code: a changed function gives its callers new files
+
+
+def _external_bindings(externals, function=None):
+    """Bindings for the functions with user rules that the code calls, and for the functions
+    their templates call in `function` (the generated FunctionDef): a generated primal copy
+    when s2sad can read the function (Numba then compiles it), else an import (Numba calls
+    a numba.njit function; anything else makes the code run as Python)."""
+    wanted = dict(externals)
+    if function is not None:
+        for node in gast.walk(function):
+            if getattr(node, "s2sad_external", None) is not None:
+                wanted.setdefault(node.id, (node.s2sad_external, None))
+    out = []
+    for name, (func, location) in wanted.items():
+        if resolve.is_user_function(func):
+            try:
+                out.append((name, primal(func)))
+                continue
+            except S2sadError:
+                pass  # not in the supported subset: import it as it is
+        module, path = location or _importable(func)
+        jitted = hasattr(func, "py_func")  # a numba dispatcher
+        out.append((name, External(module, path, () if jitted else (f"{module}.{path}",), (),
+                                   _code_digest(func))))
+    return out
+
+
+def _importable(func):
+    """(module, attribute path) under which `func` can be imported."""
+    module, path = getattr(func, "__module__", None), getattr(func, "__qualname__", None)
+    if module and path:
+        return module, path
+    name = getattr(func, "__name__", None)
+    for module_name, candidate in list(sys.modules.items()):  # ufuncs say neither
+        if name and getattr(candidate, name, None) is func and not module_name.startswith("_"):
+            return module_name, name
+    raise ArgumentError(f"s2sad cannot find where to import {func!r} from, to call it from "
+                        "generated code; call it as module.function in the differentiated code")
+
+
+def _code_digest(func):
+    """A short hash of a function's source (or bytecode), '' if it has neither."""
+    import hashlib
+    import inspect
+    func = getattr(func, "py_func", func)
+    try:
+        text = inspect.getsource(func).encode()
+    except (OSError, TypeError):
+        code = getattr(func, "__code__", None)
+        text = code.co_code + repr(code.co_consts).encode() if code is not None else b""
+    return hashlib.sha256(text).hexdigest()[:16] if text else ""
+
+
+def _adjoint(func, positions, kinds, tidy, check_nan):
+    source, callees, externals = _prepare(func)
+    params = [a.id for a in resolve.parameters(source.tree.args)]
+    wrt = [params[i] for i in positions]
+    namer = Namer(_all_names(source.tree) | RESERVED)
+    exits.single_exit(source.tree, namer)
+    body = normalize.normalize(source, namer)
+    clogs.mark_integer_writes(body)
+    useful = activity.analyse(body, wrt, params)
+    found = clogs.find(source, body, wrt)
+    bindings = [(name, primal(callee)) for name, callee in callees.items()]
+    emitted = {callee: name for name, callee in callees.items()}
+    adjoint_name = namer.fresh(f"d{func.__name__}")
+    linked = {(func, positions): adjoint_name}  # recursion: the adjoint calls itself
+
+    def link(callee, callee_positions, callee_kinds):
+        key = (callee, callee_positions) if callee is func else \
+            (callee, callee_positions, callee_kinds)
+        if key not in linked:
+            name = namer.fresh(f"d{emitted[callee]}")
+            bindings.append((name, adjoint(callee, callee_positions, callee_kinds,
+                                           check_nan=check_nan)))
+            linked[key] = name
+        return linked[key]
+
+    function = reverse.reverse(source, body, wrt, namer, link, adjoint_name, kinds, check_nan)
+    if tidy:
+        function = optimize.tidy(function)
+    bindings += _external_bindings(externals, function)
+    what = f"reverse mode w.r.t. {', '.join(wrt)}" if wrt else "reverse mode"
+    if check_nan:
+        what += ", with NaN checks"
+    python_only = _python_only(source, bindings)
+    text = _module_text(source, what, bindings, function, python_only)
+    suffix = "_checked" if check_nan else ""
+    path = cache.store(f"{func.__name__}__d_{'_'.join(wrt)}{suffix}", text)
+    for _, generated in bindings:
+        found += [d for d in generated.clogs if d not in found]
+    return Generated(path, function.name, text, source, python_only, tuple(found),
+                     tuple(clogs.zero_gradients(source, wrt, useful)))
+
+
+def _tangent(func, positions, kinds):
+    source, callees, externals = _prepare(func)
+    normalize.strip_hooks(source.tree)  # they run in backward sweeps only
+    checkpoint.strip(source.tree)  # forward mode stores nothing: a plain loop
+    params = [a.id for a in resolve.parameters(source.tree.args)]
+    wrt = [params[i] for i in positions]
+    namer = Namer(_all_names(source.tree) | RESERVED)
+    exits.single_exit(source.tree, namer)
+    body = normalize.normalize(source, namer)
+    clogs.mark_integer_writes(body)
+    useful = activity.analyse(body, wrt, params)
+    found = clogs.find(source, body, wrt)
+    # a recursive call whose arguments carry no tangent runs the primal copy of func itself
+    bindings = [(name, primal(callee)) for name, callee in callees.items()]
+    emitted = {callee: name for name, callee in callees.items()}
+    tangent_name = namer.fresh(f"jvp_{func.__name__}")
+    returned = body[-1].value
+    outputs = len(returned.elts) if isinstance(returned, gast.Tuple) else 0
+    linked = {(func, positions): (tangent_name, outputs)}  # recursion: it calls itself
+
+    def link(callee, callee_positions, callee_kinds):
+        key = (callee, callee_positions) if callee is func else \
+            (callee, callee_positions, callee_kinds)
+        if key not in linked:
+            name = namer.fresh(f"jvp_{emitted[callee]}")
+            generated = tangent(callee, callee_positions, callee_kinds)
+            bindings.append((name, generated))
+            linked[key] = (name, generated.outputs)
+        return linked[key]
+
+    function = optimize.tidy(forward.forward(source, body, wrt, namer, link, tangent_name,
+                                             kinds))
+    bindings += _external_bindings(externals, function)
+    what = f"forward mode w.r.t. {', '.join(wrt)}" if wrt else "forward mode"
+    python_only = _python_only(source, bindings)
+    text = _module_text(source, what, bindings, function, python_only)
+    path = cache.store(f"{func.__name__}__jvp_{'_'.join(wrt)}", text)
+    for _, generated in bindings:
+        found += [d for d in generated.clogs if d not in found]
+    return Generated(path, function.name, text, source, python_only, tuple(found),
+                     tuple(clogs.zero_gradients(source, wrt, useful)), outputs)
+
+
+def _primal(func):
+    source, callees, externals = _prepare(func)
+    normalize.strip_hooks(source.tree)  # they run in backward sweeps only
+    checkpoint.strip(source.tree)  # `for i in range(n):`: a checkpoint is a gradient matter
+    if _loops_over_displays(source.tree):
+        # unrolled as in the differentiated code: Numba cannot iterate a tuple of arrays of
+        # different layouts
+        exits.single_exit(source.tree, Namer(_all_names(source.tree) | RESERVED))
+        for loop in gast.walk(source.tree):
+            if getattr(loop, "s2sad_exits", None):  # (the forward sweep adds these itself)
+                loop.body.append(checkpoint.exit_test(loop.s2sad_exits))
+    bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
+    bindings += _external_bindings(externals)
+    python_only = _python_only(source, bindings)
+    text = _module_text(source, "primal copy for generated callers", bindings, source.tree,
+                        python_only)
+    path = cache.store(f"{func.__name__}__primal", text)
+    return Generated(path, source.tree.name, text, source, python_only)
+
+
+def _loops_over_displays(tree):
+    """Whether `tree` has a `for` over a tuple or list display, or a name assigned one."""
+    displays = {t.id for n in gast.walk(tree) if isinstance(n, gast.Assign)
+                and isinstance(n.value, (gast.Tuple, gast.List)) for t in n.targets
+                if isinstance(t, gast.Name)}
+    return any(isinstance(n, gast.For) and (isinstance(n.iter, (gast.Tuple, gast.List)) or
+                                            isinstance(n.iter, gast.Name) and n.iter.id in displays)
+               for n in gast.walk(tree))
+
+
+def _python_only(source, bindings):
+    """The library functions this code (or a callee) calls whose rules are declared
+    `numba=False`: the whole gradient then runs as Python."""
+    found = []
+    for node in gast.walk(source.tree):
+        rule = templates.rule_for(getattr(node, "s2sad_ref", None))
+        if rule is not None and not rule.numba:
+            found.append(".".join(nodes.dotted_parts(node.func) or ["?"]))
+    for _, generated in bindings:
+        found += generated.python_only
+    return tuple(sorted(set(found)))
+
+
+def _module_text(source, what, bindings, function, python_only):
+    header = (f"# Generated by s2sad {__version__} from {source.path}:{source.name} "
+              f"(line {source.first_line}): {what}.\n"
+              "# Do not edit: s2sad writes a new file when the source changes. "
+              f"Source sha256: {source.sha256[:16]}\n")
+    if python_only:
+        header += (f"# Runs as Python, not Numba: Numba cannot compile {', '.join(python_only)} "
+                   "(docs/coverage.md).\n")
+    header += "import math\nimport numpy\nfrom s2sad.runtime import rt\n"
+    links = "".join(
+        f"{name} = rt.external({generated.module!r}, {generated.qualname!r})"
+        f"{f'  # code sha256: {generated.digest}' if generated.digest else ''}\n"
+        if isinstance(generated, External) else
+        f"{name} = rt.load(__name__, {_stem(generated)!r}, {generated.function!r})\n"
+        for name, generated in bindings)
+    return header + links + "\n\n" + emit.function_source(function)
+
+
+def _stem(generated):
+    return os.path.splitext(os.path.basename(generated.path))[0]
+
+
+def _all_names(tree):
+    return {node.id for node in gast.walk(tree) if isinstance(node, gast.Name)}
