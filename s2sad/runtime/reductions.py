@@ -10,7 +10,7 @@ returns a float64 array shaped like the differentiated argument, or a float for 
 """
 import numpy as np
 
-from .rt import (_is_scalar, _kept_shape, _normalize_axes, reduce_sum, reduced_size, unreduce,
+from .core import (_is_scalar, _kept_shape, _normalize_axes, reduce_sum, reduced_size, unreduce,
                  zeros_like)
 
 __all__ = ["prod_grad", "extremum_grad", "ptp_grad", "var_grad", "std_grad", "cumsum_grad",

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from . import rt as _rt  # unbroadcast; looked up at call time (rt imports this module)
+from . import core as _rt  # unbroadcast
 
 __all__ = ["digamma", "polygamma", "sinc_grad", "sinc_deriv", "sum_grads"]
 

@@ -1,0 +1,239 @@
+"""One definition per runtime helper: the same code runs as Python and compiled by Numba.
+
+Generated files call `rt.<helper>(...)`. With the JIT off they run as Python; with it on, Numba
+compiles them, helpers included. Each helper is written once, in one of two forms:
+
+- `@jitable`: a plain function that works for every argument type it is given. Python runs it as
+  it is; Numba compiles the same function into the jitted code that calls it.
+
+      @jitable
+      def filled(shape, value):
+          out = numpy.empty(shape)
+          out.reshape(out.size).fill(value)
+          return out
+
+- `@by_type`: a helper whose code depends on the argument types (a scalar or an array, its rank,
+  a tuple's length), written as its *type dispatch*: a function of the arguments' Numba types
+  that returns the implementation for them.
+
+      @by_type
+      def saved(x):
+          if is_array(x):
+              return lambda x: x.copy()
+          return lambda x: x
+
+  Numba calls the dispatch at compile time (it is registered as the helper's `overload`).
+  Python calls it at run time with the types of the actual arguments (`numba.typeof`, cached
+  per kind of argument) and runs the implementation it returned. Both flavours therefore run the
+  same implementation. A form Numba cannot compile (an `axis` tuple for a reduction NumPy-in-Numba
+  lacks) returns `python_only(impl)`: Numba declines it, so the gradient falls back to Python
+  with a warning, and Python runs it.
+
+Numba is imported on first use (`install()`), not by `import s2sad`.
+"""
+import functools
+import inspect
+
+import numpy as np
+
+_JITABLE = []          # plain functions Numba must be able to call
+_BY_TYPE = []          # (python function, dispatch, options)
+_installed = [False]
+
+
+class python_only:
+    """An implementation only Python runs: Numba declines the form (see the module docstring)."""
+
+    def __init__(self, impl):
+        self.impl = impl
+
+
+def jitable(func):
+    """Mark a plain function as callable from jitted code too (numba's register_jitable)."""
+    _JITABLE.append(func)
+    if _installed[0]:
+        _register_jitable(func)
+    return func
+
+
+def by_type(dispatch=None, *, prefer_literal=False):
+    """Define a helper by its type dispatch (see the module docstring). `prefer_literal`: the
+    dispatch sees constants as literal types first (Numba's `overload(prefer_literal=True)`)."""
+    if dispatch is None:
+        return functools.partial(by_type, prefer_literal=prefer_literal)
+    signature = inspect.signature(dispatch)
+    parameters = list(signature.parameters.values())
+    chosen = {}
+
+    def helper(*args, **kwargs):
+        if kwargs or len(args) != len(parameters):
+            bound = signature.bind(*args, **kwargs)
+            values = [bound.arguments.get(p.name, _OMITTED) for p in parameters]
+        else:
+            values = args
+        key = tuple(map(_kind, values))
+        impl = chosen.get(key)
+        if impl is None:
+            impl = chosen[key] = _choose(dispatch, values, prefer_literal, parameters)
+        return impl(*args, **kwargs)
+
+    functools.update_wrapper(helper, dispatch)
+    helper.dispatch = dispatch
+    _BY_TYPE.append((helper, dispatch, prefer_literal))
+    if _installed[0]:
+        _register_overload(helper, dispatch, prefer_literal)
+    return helper
+
+
+def install():
+    """Register every helper with Numba (once per process): `jitable` functions with
+    register_jitable, `by_type` helpers as overloads whose dispatch is the helper's own."""
+    if _installed[0]:
+        return
+    _installed[0] = True
+    for func in _JITABLE:
+        _register_jitable(func)
+    for helper, dispatch, prefer_literal in _BY_TYPE:
+        _register_overload(helper, dispatch, prefer_literal)
+
+
+def _register_jitable(func):
+    from numba.extending import register_jitable
+    register_jitable(func)
+
+
+def _register_overload(helper, dispatch, prefer_literal):
+    from numba.extending import overload
+
+    def numba_dispatch(*types):
+        impl = dispatch(*types)
+        return None if isinstance(impl, python_only) else impl
+
+    overload(helper, prefer_literal=prefer_literal)(_with_parameters(numba_dispatch, dispatch))
+
+
+def _with_parameters(func, like):
+    """`func` behind exactly `like`'s parameters (overload requires the typing function's
+    parameters, defaults included, to match the implementation's)."""
+    params = inspect.signature(like).parameters
+    spelled = ", ".join(p if params[p].default is inspect.Parameter.empty else f"{p}=_d_{p}"
+                        for p in params)
+    scope = {"_func": func, **{f"_d_{p}": params[p].default for p in params}}
+    exec(f"def {like.__name__}({spelled}):\n    return _func({', '.join(params)})\n", scope)
+    return scope[like.__name__]
+
+# ---------------------------------------------------------------------------------------------
+# Python's side of a by_type helper: the Numba types of actual arguments, chosen once per kind.
+
+_OMITTED = object()   # an argument left to its default
+
+
+def _kind(value):
+    """A cheap hashable stand-in for numba.typeof(value) (which costs microseconds)."""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        return (np.ndarray, value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous,
+                flags.writeable, flags.aligned)
+    if isinstance(value, tuple):
+        return (tuple,) + tuple(map(_kind, value))
+    if isinstance(value, (bool, int, str)) or value is None:
+        return (type(value), value)     # constants: a literal type may be asked for
+    return type(value)
+
+
+def _choose(dispatch, values, prefer_literal, parameters):
+    """The implementation `dispatch` picks for these values, as Numba would pick it: plain
+    types first, then literal types for constants (the other way round with prefer_literal)."""
+    attempts = [True, False] if prefer_literal else [False, True]
+    for literal in attempts:
+        types = [_type_of(v, p, literal) for v, p in zip(values, parameters)]
+        impl = dispatch(*types)
+        if impl is not None:
+            return impl.impl if isinstance(impl, python_only) else impl
+    shown = ", ".join(str(_type_of(v, p, False)) for v, p in zip(values, parameters))
+    raise TypeError(f"s2sad runtime: {dispatch.__name__} has no implementation for ({shown})")
+
+
+def _type_of(value, parameter, literal):
+    from numba import typeof, types
+    if value is _OMITTED:
+        return types.Omitted(parameter.default)
+    if literal and (isinstance(value, (bool, int, str))):
+        return types.literal(value)
+    return typeof(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a dispatch asks about the Numba types it is given.
+
+def _numba_types():
+    from numba import types
+    return types
+
+
+def is_scalar(t):
+    """A number or a bool (a 0-d array is an array)."""
+    types = _numba_types()
+    return isinstance(t, (types.Number, types.Boolean))
+
+
+def is_array(t, ndim=None):
+    types = _numba_types()
+    return isinstance(t, types.Array) and (ndim is None or t.ndim == ndim)
+
+
+def is_none(t):
+    """None, or an argument left to its default None."""
+    types = _numba_types()
+    if isinstance(t, types.Omitted):
+        return t.value is None
+    return t is None or isinstance(t, types.NoneType)
+
+
+def is_float64(t):
+    return t == _numba_types().float64
+
+
+def is_int(t):
+    return isinstance(t, _numba_types().Integer)
+
+
+def is_tuple(t):
+    return isinstance(t, _numba_types().BaseTuple)
+
+
+def is_axis(t):
+    """An int or a homogeneous tuple of ints (what np.sum's axis may be)."""
+    types = _numba_types()
+    if isinstance(t, types.Integer):
+        return True
+    if isinstance(t, types.BaseTuple) and len(t) == 0:
+        return True
+    return isinstance(t, types.UniTuple) and isinstance(t.dtype, types.Integer)
+
+
+def constant(t):
+    """The value of a literal type or of an omitted argument's default; else `t` itself."""
+    types = _numba_types()
+    if isinstance(t, types.Omitted):
+        return t.value
+    if isinstance(t, types.Literal):
+        return t.literal_value
+    return t
+
+
+def is_constant(t, *values):
+    """Whether t is a constant among `values` (a literal, or an omitted argument's default):
+    the forms an implementation handles are decided when typing, never at run time."""
+    value = constant(t)
+    return isinstance(value, (int, str)) and not isinstance(value, bool) and value in values
+
+
+def generate(name, arguments, lines, namespace):
+    """An implementation compiled from source lines, e.g. a body unrolled over a tuple's
+    elements with constant indices (`arrays[0]`, `arrays[1]`, ...), which Numba can type one by
+    one where a loop could not."""
+    source = f"def {name}({', '.join(arguments)}):\n" + "".join(f"    {ln}\n" for ln in lines)
+    scope = dict(namespace, np=np)
+    exec(compile(source, f"<s2sad.runtime.{name}>", "exec"), scope)
+    return scope[name]
