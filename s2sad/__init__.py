@@ -3,20 +3,29 @@
 `grad(f)` reads f's source, writes its adjoint as a readable Python file, and runs it compiled
 with Numba (or as plain Python with `jit=False`). `jvp` (forward mode), `vjp`, `jacobian`,
 `hvp` and `hessian` work the same way.
-"""
-from s2sad.version import __version__  # noqa: F401
 
-from s2sad.api.gradients import grad, value_and_grad, source  # noqa: E402
-from s2sad.api.modes import jvp, vjp, jacobian  # noqa: E402
-from s2sad.api.higher import hvp, hessian  # noqa: E402
-from .errors import (S2sadError, UserError, UnsupportedError, TemplateError,  # noqa: E402
-                     OutputError, ArgumentError, InternalError, GradientCutError, S2sadWarning,
-                     GradientCutWarning, ZeroGradientWarning, NonFiniteError, CacheWarning)
-from s2sad.runtime.jit import JitFallbackWarning  # noqa: E402
-from s2sad.runtime.rt import stop_gradient, grad_of, checkpointed  # noqa: E402
-from .templates import (adjoint, tangent, nondifferentiable, not_implemented, d,  # noqa: E402
-                        check)
-from s2sad.tools.verify import verify as verify_rule, VerificationError  # noqa: E402
+This module is the public API and nothing else. The parts, each a package whose docstring says
+what belongs there, importing only downwards:
+
+    s2sad/api/         what users call (grad, jvp, ...): arguments in, results out
+    s2sad/tools/       the `s2sad` command, `s2sad check`, rule verification, coverage table
+    s2sad/transform/   the transformer: function -> generated source, stage by stage
+    s2sad/runtime/     what generated code runs with: rt helpers, JIT, cache, tracebacks
+    s2sad/templates/   (templates/ in the checkout) the derivative rules, data for the engine
+    s2sad/errors.py    the errors and warnings s2sad raises
+"""
+from s2sad.api.gradients import grad, source, value_and_grad
+from s2sad.api.higher import hessian, hvp
+from s2sad.api.modes import jacobian, jvp, vjp
+from s2sad.errors import (ArgumentError, CacheWarning, GradientCutError, GradientCutWarning,
+                          InternalError, NonFiniteError, OutputError, S2sadError, S2sadWarning,
+                          TemplateError, UnsupportedError, UserError, ZeroGradientWarning)
+from s2sad.runtime.jit import JitFallbackWarning
+from s2sad.runtime.rt import checkpointed, grad_of, stop_gradient
+from s2sad.templates import adjoint, check, d, nondifferentiable, not_implemented, tangent
+from s2sad.tools.verify import VerificationError
+from s2sad.tools.verify import verify as verify_rule
+from s2sad.version import __version__  # noqa: F401  (s2sad.__version__)
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian", "source",
            "stop_gradient", "grad_of", "checkpointed", "adjoint", "tangent", "nondifferentiable",

@@ -6,7 +6,7 @@ import numpy
 
 from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, check, d, nondifferentiable, tangent
+from .registry import adjoint, check, d, nondifferentiable, tangent
 
 # ---- math -----------------------------------------------------------------------------------
 

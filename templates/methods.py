@@ -11,7 +11,7 @@ import numpy
 
 from s2sad.runtime import rt
 
-from . import check
+from .registry import check
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,7 +9,7 @@ import numpy
 
 from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, check, d, nondifferentiable, not_implemented, spd, square, tangent
+from .registry import adjoint, check, d, nondifferentiable, not_implemented, spd, square, tangent
 
 NUMPY2 = numpy.lib.NumpyVersion(numpy.__version__) >= "2.0.0"
 

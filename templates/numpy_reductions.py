@@ -12,7 +12,7 @@ import numpy
 
 from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, check, d, nondifferentiable, not_implemented, tangent
+from .registry import adjoint, check, d, nondifferentiable, not_implemented, tangent
 
 R = (3, 4)
 B = (2, 3, 4)

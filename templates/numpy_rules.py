@@ -7,7 +7,7 @@ import numpy
 
 from s2sad.runtime import rt
 
-from . import adjoint, check, d, nondifferentiable, not_implemented, tangent
+from .registry import adjoint, check, d, nondifferentiable, not_implemented, tangent
 from .operators import binary
 
 # ---- elementwise ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import numpy
 
 from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
-from . import adjoint, check, d, nondifferentiable, tangent
+from .registry import adjoint, check, d, nondifferentiable, tangent
 
 M = (3, 4)   # the matrix shape most checks use
 T = (2, 3, 4)

@@ -2,7 +2,7 @@
 (second derivatives differentiate the generated forward-mode code in reverse mode)."""
 from s2sad.runtime import rt
 
-from . import adjoint, check, d, nondifferentiable, tangent
+from .registry import adjoint, check, d, nondifferentiable, tangent
 
 nondifferentiable(rt.zeros_like, result="shape")
 

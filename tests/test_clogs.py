@@ -8,7 +8,7 @@ import pytest
 
 import examples_clogs as ex
 import s2sad
-from s2sad.api import gradients as api
+from s2sad.api import calls
 from gradcheck import check_gradient, line_of
 
 PATH = ex.__file__
@@ -16,7 +16,7 @@ PATH = ex.__file__
 
 @pytest.fixture(autouse=True)
 def fresh_reports():
-    api._reported.clear()  # each finding is reported once per process
+    calls._reported.clear()  # each finding is reported once per process
     yield
 
 
@@ -29,7 +29,7 @@ def findings(func, wrt=0, jit=False, args=None):
             df(*args)
         else:
             df.generated  # transform only
-            api.report_clogs(df.generated, strict=False)
+            calls.report_clogs(df.generated, strict=False)
     return [w for w in caught if issubclass(w.category, s2sad.S2sadWarning)]
 
 

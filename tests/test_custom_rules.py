@@ -29,7 +29,7 @@ def user_rules():
     templates.REGISTRY.update(saved[0])
     templates.TANGENTS.clear()
     templates.TANGENTS.update(saved[1])
-    templates._changes[0] += 1  # what was transformed with them is transformed again
+    templates.registry.CHANGES[0] += 1  # what was transformed with them is transformed again
     made.cache_clear()
 
 X = np.array([0.1, -0.5, 0.9])

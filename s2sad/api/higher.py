@@ -24,11 +24,19 @@ import os
 
 import numpy
 
+from s2sad.errors import OutputError
 from s2sad.runtime import cache, jit
 from s2sad.transform import pipeline
-from .gradients import (Transformed, _as_float, _at_call, _scalar_output, _shaped_like,
-                        argument_error, bind_arguments)
-from s2sad.errors import OutputError
+
+from .calls import (
+    Transformed,
+    argument_error,
+    as_float,
+    at_call,
+    bind_arguments,
+    scalar_output,
+    shaped_like,
+)
 
 
 def derivative_function(gradient):
@@ -51,7 +59,7 @@ def require_scalar(gradient, values):
     for i in gradient.positions:
         if not isinstance(values[i], float):
             name = list(gradient.signature.parameters)[i]
-            raise OutputError([_at_call(
+            raise OutputError([at_call(
                 f"grad(grad({gradient.func.__name__})): '{name}' is an array, so the gradient "
                 f"of {gradient.func.__name__} is not a scalar",
                 why="grad differentiates a function returning one number",
@@ -105,7 +113,7 @@ class HvpFunction(Transformed):
         values = self.arguments(args[:len(args) - count], kwargs)
         names = list(self.user_signature.parameters)
         for v, i in zip(args[len(args) - count:], self.positions):
-            vector = _as_float(v, f"the vector for '{names[i]}'")
+            vector = as_float(v, f"the vector for '{names[i]}'")
             if numpy.shape(vector) != numpy.shape(values[i]):
                 raise argument_error(f"the vector for '{names[i]}' has shape "
                                      f"{numpy.shape(vector)}, '{names[i]}' has shape "
@@ -128,8 +136,8 @@ class HvpFunction(Transformed):
 
     def product(self, values):
         value, *grads = self.runner(values)(*values, 1.0)
-        _scalar_output(value, self.user_func)
-        grads = _shaped_like(grads, [values[i] for i in self.positions], self.user_func)
+        scalar_output(value, self.user_func)
+        grads = shaped_like(grads, [values[i] for i in self.positions], self.user_func)
         return grads[0] if self.single else tuple(grads)
 
 

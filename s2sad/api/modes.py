@@ -13,9 +13,10 @@ import numbers
 
 import numpy
 
-from s2sad.transform import pipeline
-from .gradients import Transformed, _as_float, _is_number, _output_location, argument_error
 from s2sad.errors import Diagnostic, InternalError, OutputError
+from s2sad.transform import pipeline
+
+from .calls import Transformed, argument_error, as_float, is_number, output_location
 
 
 def jvp(func=None, wrt=0, *, jit=None, strict=False):
@@ -138,7 +139,7 @@ class JacobianFunction:
         for output in outputs:
             if not isinstance(output, (numbers.Real, numpy.ndarray)):
                 raise OutputError([Diagnostic(
-                    _output_location(self.func), f"{self.func.__name__} returned a "
+                    output_location(self.func), f"{self.func.__name__} returned a "
                     f"{type(output).__name__}; a Jacobian needs float or array outputs",
                     why="a Jacobian is made of the derivatives of numbers",
                     fix="return floats or arrays (a tuple of them for several outputs)")])
@@ -200,7 +201,7 @@ def _scalar_if_0d(block):
 
 
 def _tangent_like(tangent, primal, name):
-    tangent = _as_float(tangent, f"d{name}")
+    tangent = as_float(tangent, f"d{name}")
     if numpy.shape(tangent) != numpy.shape(primal):
         raise argument_error(f"the tangent of '{name}' has shape {numpy.shape(tangent)}, "
                              f"'{name}' has shape {numpy.shape(primal)}",
@@ -214,7 +215,7 @@ def _tangent_like(tangent, primal, name):
 def _cotangent(value):
     if isinstance(value, tuple):
         return tuple(_cotangent(v) for v in value)
-    return _as_float(value, "cotangent")
+    return as_float(value, "cotangent")
 
 
 def _check_cotangent(cotangent, value, func):
@@ -247,7 +248,7 @@ def _output(value, func):
         return tuple(_output(v, func) for v in value)
     if isinstance(value, numpy.ndarray) and value.ndim == 0:
         return float(value)
-    if _is_number(value) and not isinstance(value, numbers.Integral):
+    if is_number(value) and not isinstance(value, numbers.Integral):
         return float(value)
     return value
 

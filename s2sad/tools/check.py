@@ -16,17 +16,19 @@ import warnings
 
 import numpy
 
+from s2sad.api import calls, gradients
 from s2sad.errors import UserError
+from s2sad.transform import pipeline
+
+from . import verify
 
 FD_TOLERANCE = 1e-5   # central differences in float64 agree to ~1e-8 on smooth functions
 
 
 def findings(func, positions):
     """The Diagnostics of transforming `func` w.r.t. `positions` (warnings and errors)."""
-    from s2sad.api import gradients as api
-    from s2sad.transform import pipeline
     try:
-        api.reject_integer_uses(func, positions)
+        calls.reject_integer_uses(func, positions)
         generated = pipeline.gradient(func, positions)
     except UserError as exc:
         return list(exc.diagnostics)
@@ -51,12 +53,10 @@ def example_arguments(expression, func):
 def against_finite_differences(func, positions, args, jit):
     """[(parameter, worst relative error, where)] of the gradient against central differences
     (the relative error of an element is measured against max(|fd|, 1))."""
-    from s2sad.api import gradients as api
-    from . import verify
     names = list(inspect.signature(func).parameters)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # check has printed them already
-        grads = api.grad(func, wrt=tuple(positions), jit=jit)(*args)
+        grads = gradients.grad(func, wrt=tuple(positions), jit=jit)(*args)
     rows = []
     for position, computed in zip(positions, grads):
         expected = numpy.asarray(verify.finite_difference(func, args, position), float)

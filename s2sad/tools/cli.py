@@ -256,8 +256,9 @@ def _check(options):
 
 def _templates(options):
     from s2sad import templates
-    from . import verify
     from s2sad.templates.methods import METHODS
+
+    from . import verify
     rows = []
     for rule in templates.REGISTRY.values():
         name = verify.label(rule.primal)

@@ -18,8 +18,9 @@ import textwrap
 import gast
 
 from s2sad import templates
-from . import verify
 from s2sad.templates.methods import METHODS
+
+from . import verify
 
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOC = os.path.join(CHECKOUT, "docs", "coverage.md")

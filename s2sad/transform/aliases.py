@@ -16,8 +16,9 @@ kinds.py has marked array ranks; may-alias is over-approximated, liveness is exa
 import gast
 import numpy
 
-from . import activity, kinds, normalize
 from s2sad.errors import Diagnostic, UnsupportedError
+
+from . import activity, kinds, normalize
 
 # Calls returning a view of (or the same array as) their first argument.
 VIEWS = {numpy.reshape, numpy.ravel, numpy.transpose, numpy.asarray, numpy.squeeze,

@@ -15,11 +15,12 @@ import operator
 
 import gast
 
-from . import nodes, normalize, template
 from s2sad import templates
-from . import kinds as kinds_module
-from .kinds import is_int, is_scalar
 from s2sad.errors import Diagnostic
+
+from . import kinds as kinds_module
+from . import nodes, normalize, template
+from .kinds import is_int, is_scalar
 
 BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
           gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
@@ -140,7 +141,7 @@ class Blocks:
             if seed is None:
                 return
         try:
-            args = _bind_positional(call)
+            args = template.bind_positional(call)
         except TypeError as exc:
             return self._problem(statement, f"cannot bind the call's arguments ({exc})")
         positions = [i for i, a in enumerate(args)
@@ -221,7 +222,7 @@ class Blocks:
         self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
 
     def _missing_rule(self, statement, value, rule):
-        name = _spelled(value)
+        name = template.operation_name(value)
         if rule is not None and rule.kind == "not_implemented":
             why = f"the derivative of {name} is not implemented yet" + \
                   (f" ({rule.note})" if rule.note else "")
@@ -263,28 +264,6 @@ def _first_name(result):
 
 def _is_user_call(call):
     return getattr(call, "s2sad_user", False)
-
-
-def _spelled(value):
-    if isinstance(value, gast.Call):
-        return ".".join(nodes.dotted_parts(value.func) or ["?"])
-    return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
-            gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//", gast.USub: "unary -",
-            gast.UAdd: "unary +"
-            }.get(type(getattr(value, "op", None)), "?")
-
-
-def _bind_positional(call):
-    """The call's arguments in parameter order, defaults filled in as literals."""
-    signature = inspect.signature(call.s2sad_ref)
-    bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
-    bound.apply_defaults()
-    args = []
-    for parameter in signature.parameters.values():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            raise TypeError("*args/**kwargs parameters")
-        args.append(template.as_node(bound.arguments[parameter.name]))
-    return args
 
 
 def _index_parts(index):

@@ -57,9 +57,10 @@ import dataclasses
 
 import gast
 
-from . import activity, nodes, normalize
-from s2sad.runtime import rt
 from s2sad.errors import Diagnostic, UnsupportedError
+from s2sad.runtime import rt
+
+from . import activity, nodes, normalize
 
 
 def is_checkpointed(loop):
@@ -184,7 +185,7 @@ def backward(saves, loop, counter, body):
                  fresh(f"_most{number}") if early else trips, [])
     in_place = _assigned(loop.body) - _rebound(loop.body)
     for name in getattr(loop, "s2sad_snapshot", ()):
-        stack = saves._stack(("snapshot", name, id(loop)), f"_snap_{name}")
+        stack = saves.stack_for(("snapshot", name, id(loop)), f"_snap_{name}")
         plan.snapshot.append((name, stack, name in in_place))
     saves.recorded[("checkpoint", id(loop))] = plan
     saves.restored |= _assigned(loop.body)  # the re-run reassigns them in the backward sweep

@@ -25,10 +25,11 @@ import builtins
 import gast
 import numpy
 
-from . import activity, nodes, template
-from s2sad.runtime import rt
 from s2sad import templates
 from s2sad.errors import Diagnostic
+from s2sad.runtime import rt
+
+from . import activity, nodes, template
 
 # A better spelling for a few common cuts; the generic advice covers the rest.
 ALTERNATIVES = {

@@ -11,6 +11,7 @@ import astor
 import gast
 
 from s2sad.errors import InternalError
+
 from .nodes import Comment
 
 _MARKER = "__s2sad_comment_{}__"

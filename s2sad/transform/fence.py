@@ -11,8 +11,9 @@ fixes everything in one round:
 """
 import gast
 
-from . import nodes
 from s2sad.errors import Diagnostic
+
+from . import nodes
 
 ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.Pass, gast.If,
                       gast.For, gast.While, gast.Break, gast.Continue)

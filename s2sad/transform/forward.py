@@ -24,12 +24,12 @@ import inspect
 
 import gast
 
-from . import activity, aliases, nodes, normalize, resolve, template
 from s2sad import templates
+from s2sad.errors import Diagnostic, TemplateError
+
+from . import activity, aliases, nodes, normalize, resolve, template
 from . import kinds as kinds_module
 from .blocks import BINARY, UNARY, is_scalar
-from .blocks import _bind_positional, _spelled  # noqa: PLC2701 (shared with reverse mode)
-from s2sad.errors import Diagnostic, TemplateError
 
 
 def forward(source, body, wrt, namer, link, name, kinds):
@@ -199,7 +199,7 @@ class _Forward:
         """`y = g(a, b)` -> `y, dy = jvp_g(a, b, da)` (the tangents of the varied arguments)."""
         call = statement.value
         try:
-            args = _bind_positional(call)
+            args = template.bind_positional(call)
         except TypeError as exc:
             return self._problem(statement, f"cannot bind the call's arguments ({exc})")
         positions = [i for i, a in enumerate(args) if tangent_of(a) is not None]
@@ -291,7 +291,7 @@ class _Forward:
         return []
 
     def _missing(self, statement, value, primal, rule):
-        name = _spelled(value)
+        name = template.operation_name(value)
         if rule is not None and rule.kind == "not_implemented":
             why = f"the derivative of {name} is not implemented yet" + \
                   (f" ({rule.note})" if rule.note else "")

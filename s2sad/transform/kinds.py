@@ -14,8 +14,9 @@ scattered with `+=` instead of `rt.add_at`. Nothing is guessed: what is not show
 import gast
 import numpy
 
-from . import activity, nodes, normalize
 from s2sad.runtime import rt
+
+from . import activity, nodes, normalize
 
 # Reductions that return one number when called on the whole array (one argument, no axis).
 FULL_REDUCTIONS = {numpy.sum, numpy.mean, numpy.prod, numpy.max, numpy.min, numpy.amax,

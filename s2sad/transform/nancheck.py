@@ -19,9 +19,10 @@ import astor
 import gast
 import numpy
 
-from . import nodes
-from s2sad.runtime import rt, tracing
 from s2sad.errors import NonFiniteError
+from s2sad.runtime import rt, tracing
+
+from . import nodes
 
 
 def instrument(block, discard):

@@ -20,8 +20,8 @@ locations.
 """
 import gast
 
-from s2sad.runtime import rt
 from s2sad.errors import Diagnostic, UnsupportedError
+from s2sad.runtime import rt
 
 
 def normalize(source, namer):

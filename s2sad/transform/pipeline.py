@@ -20,8 +20,22 @@ from s2sad import templates
 from s2sad.errors import ArgumentError, Diagnostic, InternalError, S2sadError, UnsupportedError
 from s2sad.runtime import cache
 from s2sad.version import __version__
-from . import activity, checkpoint, clogs, emit, exits, fence, forward, nodes, normalize
-from . import optimize, parse, resolve, reverse
+
+from . import (
+    activity,
+    checkpoint,
+    clogs,
+    emit,
+    exits,
+    fence,
+    forward,
+    nodes,
+    normalize,
+    optimize,
+    parse,
+    resolve,
+    reverse,
+)
 from .naming import Namer
 
 # Module-level names of every generated file; user names that collide are avoided by the namer.

@@ -25,11 +25,12 @@ import types
 import gast
 import numpy
 
-from . import nodes
-from s2sad.runtime import rt
 from s2sad import templates
 from s2sad.errors import Diagnostic
+from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
+
+from . import nodes
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}

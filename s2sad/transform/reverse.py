@@ -30,11 +30,12 @@ How it is built, in three passes:
 """
 import gast
 
+from s2sad.errors import TemplateError
+
 from . import activity, aliases, checkpoint, nancheck, nodes
 from . import kinds as kinds_module
 from .adjoints import Adjoints
 from .blocks import Blocks
-from s2sad.errors import TemplateError
 from .saves import Saves
 
 

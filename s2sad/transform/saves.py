@@ -22,10 +22,11 @@ import collections
 import gast
 import numpy
 
-from . import activity, checkpoint, kinds, nodes, normalize
+from . import activity, kinds, nodes, normalize
+from .tape import Tape, children, is_loop, pop, push, walk
 
 
-class Saves:
+class Saves(Tape):
     def __init__(self, source, body, reads, final_reads, namer, instrument=None):
         self.source = source
         self.instrument = instrument or (lambda block: block)  # nancheck.py adds checks
@@ -62,18 +63,18 @@ class Saves:
             self.region_of[id(statement)] = region
             self.loops_around[id(statement)] = loops
             self.position[id(statement)] = (statements, index)
-            for name in self._defined_by(statement):
+            for name in self.defined_by(statement):
                 self.definitions[name].append(statement)
-            inner = loops + (statement,) if _is_loop(statement) else loops
-            for child in _children(statement):
-                self._regions(child, region or statement if _is_loop(statement) else region,
+            inner = loops + (statement,) if is_loop(statement) else loops
+            for child in children(statement):
+                self._regions(child, region or statement if is_loop(statement) else region,
                               inner)
 
     def _plan(self, body):
         after_use = collections.defaultdict(set)     # region -> names kept after each use
-        for statement in _walk(body):
+        for statement in walk(body):
             region = self.region_of[id(statement)]
-            for name in self._defined_by(statement):
+            for name in self.defined_by(statement):
                 if name not in self.wanted:
                     continue
                 exists = region.s2sad_defined if region is not None else statement.s2sad_defined
@@ -84,13 +85,13 @@ class Saves:
                     after_use[id(region)].add(name)
         for name in self.params & self.exposed & self.wanted:  # `x = x0; x[0] = c`: x0 changes
             after_use[id(None)].add(name)
-        regions = {id(r): r for r in (self.region_of[id(s)] for s in _walk(body))}
+        regions = {id(r): r for r in (self.region_of[id(s)] for s in walk(body))}
         for key, names in after_use.items():
             for name in sorted(names):
                 self._save_after_uses(body, name, regions.get(key))
 
-    def _defined_by(self, statement):
-        if _is_loop(statement):
+    def defined_by(self, statement):
+        if is_loop(statement):
             return activity.loop_target(statement)
         if normalize.is_hook(statement):
             return set()  # an identity: the value stays
@@ -117,13 +118,13 @@ class Saves:
 
     def _save_after_uses(self, body, name, region):
         readers = []
-        for statement in _walk(body):
+        for statement in walk(body):
             if self.region_of[id(statement)] is not region:
                 continue
             reads = self.reads.get(id(statement), set())
-            if _is_loop(statement) and region is None:  # the loop reads what its blocks read
-                inside = set().union(*(self.reads.get(id(s), set()) for s in _walk([statement])))
-                assigned = {n for s in _walk(statement.body) for n in self._defined_by(s)}
+            if is_loop(statement) and region is None:  # the loop reads what its blocks read
+                inside = set().union(*(self.reads.get(id(s), set()) for s in walk([statement])))
+                assigned = {n for s in walk(statement.body) for n in self.defined_by(s)}
                 reads = inside - assigned
             if name in reads and not self._recomputed(statement, name, body):
                 readers.append(statement)
@@ -155,9 +156,9 @@ class Saves:
     def _same_value(self, previous, statement, name):
         block, i = self.position.get(id(previous), (None, None))
         other, j = self.position.get(id(statement), (None, None))
-        if block is None or block is not other or name in self._defined_by(statement):
+        if block is None or block is not other or name in self.defined_by(statement):
             return False
-        return not any(name in self._defined_by(s) for s in _walk(block[i + 1:j]))
+        return not any(name in self.defined_by(s) for s in walk(block[i + 1:j]))
 
     def _recomputation(self, name, region, budget=4):
         """Statements recomputing `name` in the backward sweep, if that is cheap: `name` is
@@ -204,7 +205,7 @@ class Saves:
         return len(definitions) == 1 and name not in self.params and \
             self.region_of[id(definitions[0])] is None
 
-    def _unfoldable(self, test):
+    def unfoldable(self, test):
         """`test` with `rt.flag(...)` around what depends on constants only (the whole test, or
         an operand of `and`/`or`, which Python evaluates as a branch): Numba would fold it and
         prune the branch, leaving what the branch records (a stack, `_result`) untyped."""
@@ -212,7 +213,7 @@ class Saves:
             return nodes.call("rt.flag", test)
         if isinstance(test, gast.BoolOp):
             return gast.copy_location(
-                gast.BoolOp(test.op, [self._unfoldable(v) for v in test.values]), test)
+                gast.BoolOp(test.op, [self.unfoldable(v) for v in test.values]), test)
         return test
 
     def _constant(self, expression):
@@ -232,7 +233,7 @@ class Saves:
                         gast.UnaryOp)) and self._constant(value)
         return self.recorded[key]
 
-    def _stable_expression(self, expression, statement):
+    def stable_expression(self, expression, statement):
         return all(self._stable(n, statement) for n in activity.names_read(expression))
 
     def _recomputed(self, statement, name, body):
@@ -241,7 +242,7 @@ class Saves:
             _enclosing_loops(body, statement)
         for loop in loops or ():
             if isinstance(loop, gast.For) and loop.target.id == name and \
-                    name not in self._assigned_in(loop):
+                    name not in self.assigned_in(loop):
                 return True
         return False
 
@@ -295,315 +296,10 @@ class Saves:
             forward[id(statement)].append(nodes.assign(local, kept))
             backward[id(statement)].append(put_back(nodes.name(local)))
         else:
-            stack = self._stack(key, f"_stack_{name}")
-            forward[id(statement)].append(_push(stack, kept))
-            backward[id(statement)].insert(0, put_back(_pop(stack)))
+            stack = self.stack_for(key, f"_stack_{name}")
+            forward[id(statement)].append(push(stack, kept))
+            backward[id(statement)].insert(0, put_back(pop(stack)))
             self.sites.setdefault(stack, []).append((statement, region, kept))
-
-    def _stack(self, key, base):
-        if key not in self._stacks:
-            self._stacks[key] = self.namer.fresh(base)
-            self.stack_names.append(self._stacks[key])
-        return self._stacks[key]
-
-    def stacks(self):
-        return [nodes.assign(name, gast.List([], gast.Load())) for name in self.stack_names
-                if name not in self.preallocated]
-
-    def preallocate(self, function):
-        """Stacks pushed once per iteration of `for i in range(n)`, with a known float, become
-        arrays allocated before the loop and indexed by `i` (`_stack_x[i] = x`,
-        `x = _stack_x[i]`): about twice as fast as a list in compiled code."""
-        loops = {}
-        for stack, sites in self.sites.items():
-            if len(sites) != 1:
-                continue
-            statement, loop, kept = sites[0]
-            if self._indexable(loop) and any(s is statement for s in loop.body) and \
-                    isinstance(kept, gast.Name) and kept.id not in statement.s2sad_ints and \
-                    not getattr(kept, "s2sad_array", False):
-                loops.setdefault(id(loop), []).append(stack)
-                self.preallocated[stack] = loop.target.id
-        _Preallocate(self.preallocated, {self.recorded[k]: v for k, v in loops.items()
-                                         if k in self.recorded}).visit(function)
-
-    def _indexable(self, loop):
-        if not isinstance(loop, gast.For) or getattr(loop, "s2sad_exits", None) or \
-                id(loop) not in self.recorded or checkpoint.is_checkpointed(loop):
-            return False
-        start, step = _range_start_step(loop.iter)
-        return _is_constant(start, 0) and _is_constant(step, 1) and \
-            loop.target.id not in self._assigned_in(loop)
-
-    def _assigned_in(self, loop):
-        if ("assigned", id(loop)) not in self.recorded:
-            self.recorded[("assigned", id(loop))] = {
-                name for s in _walk(loop.body) for name in self._defined_by(s)}
-        return self.recorded[("assigned", id(loop))]
-
-    # ---- the backward sweep: markers expanded ------------------------------------------------
-
-    def expand(self, statements):
-        out, commented = [], None
-        for statement in statements:
-            kind = getattr(statement, "kind", None)
-            if kind == "stmt":
-                key = id(statement.statement)
-                code = self.loads.get(key, []) + self.instrument(statement.body) + \
-                    self.restores.get(key, [])
-                origin = _origin(statement.statement)
-                if code and origin is not commented:
-                    out.append(nodes.Comment(f"grad of: {self._comment(origin)}"))
-                    commented = origin
-                out.extend(code)
-            elif kind == "restore":
-                out.extend(self.restores.get(id(statement.statement), []))
-            elif kind == "if":
-                out.extend(self._expand_if(statement))
-                commented = None
-            elif kind == "loop":
-                out.extend(self._expand_loop(statement))
-                commented = None
-            else:
-                out.append(statement)
-        return out
-
-    def _expand_if(self, marker):
-        statement = marker.statement
-        body, orelse = self.expand(marker.body), self.expand(marker.orelse)
-        if not body and not orelse:
-            return []
-        flag = self.namer.numbered("_branch")
-        self.recorded[id(statement)] = flag
-        code = []
-        if not getattr(statement, "s2sad_guard", False):
-            code.append(nodes.Comment(f"grad of: {self._header(statement)}"))
-        if self.region_of[id(statement)] is not None:
-            if self._stable_expression(statement.test, statement):
-                self.recomputed.add(flag)  # the backward sweep evaluates the test again
-                code.append(nodes.assign(flag, self._unfoldable(nodes.clone(statement.test))))
-            else:
-                code.append(nodes.assign(flag, _pop(self._stack(("flag", flag),
-                                                                f"_stack{flag}"))))
-        test = nodes.name(flag)
-        if not body:
-            test, body, orelse = gast.UnaryOp(gast.Not(), test), orelse, []
-        return code + [gast.If(test, body, orelse)]
-
-    def _expand_loop(self, marker):
-        statement = marker.statement
-        body = self.expand(marker.body)
-        if not body:
-            return []
-        trips = self.namer.numbered("_trips")
-        self.recorded[id(statement)] = trips
-        counter, first = self._counter(statement)
-        code = [nodes.Comment(f"grad of: {self._header(statement)}")]
-        code.extend(self.loads.get(id(statement), []))
-        if self.region_of[id(statement)] is not None:
-            if self._stable_range(statement):
-                self.recomputed.add(trips)  # the backward sweep counts the range again
-                code.append(nodes.assign(trips, _call("len", nodes.clone(statement.iter))))
-            else:
-                code.append(self.pop_count(("trips", trips), trips))
-        if checkpoint.is_checkpointed(statement):
-            return code + checkpoint.backward(self, statement, counter, first + body)
-        backwards = _call("range", gast.BinOp(nodes.name(trips), gast.Sub(), nodes.constant(1)),
-                          _minus_one(), _minus_one())
-        return code + [gast.For(nodes.name(counter, store=True), backwards, first + body, [],
-                                None)]
-
-    def _stable_range(self, loop):
-        """A `for` over a range of stable bounds that runs to its end (its trip count can be
-        computed again in the backward sweep)."""
-        return isinstance(loop, gast.For) and not getattr(loop, "s2sad_exits", None) and \
-            not checkpoint.is_checkpointed(loop) and \
-            self._stable_expression(loop.iter, loop)
-
-    def _counter(self, loop):
-        """The backward loop's counter, and the statement recomputing the forward counter."""
-        if not isinstance(loop, gast.For):
-            return self.namer.numbered("_k"), []
-        target = loop.target.id
-        if self.bounds(loop) is None:
-            return target, []
-        k = self.namer.numbered("_k")
-        return k, [nodes.assign(target, self.counter_value(loop, nodes.name(k)))]
-
-    def bounds(self, loop):
-        """The (start, step) of a `for` over a range as the backward sweep can read them, or
-        None for a range from 0 by 1."""
-        start, step = _range_start_step(loop.iter)
-        if _is_constant(start, 0) and _is_constant(step, 1):
-            return None
-        if ("atoms", id(loop)) not in self.recorded:
-            self.recorded[("atoms", id(loop))] = (self._bookkeeping(loop, start, "_start"),
-                                                  self._bookkeeping(loop, step, "_step"))
-        return self.recorded[("atoms", id(loop))]
-
-    def counter_value(self, loop, trip):
-        """The loop counter at trip number `trip` (an expression): `start + trip * step`."""
-        if self.bounds(loop) is None:
-            return trip
-        start, step = self.bounds(loop)
-        return gast.BinOp(start, gast.Add(), gast.BinOp(trip, gast.Mult(), step))
-
-    def _bookkeeping(self, loop, atom, base):
-        """A range bound the backward loop needs: literals inline, names kept at loop entry."""
-        if not isinstance(atom, gast.Name):
-            return atom
-        local = self.namer.numbered(base)
-        self.recorded.setdefault(("bounds", id(loop)), []).append((local, atom))
-        if self.region_of[id(loop)] is None:
-            return nodes.name(local)
-        stack = self._stack(("bounds", local), f"_stack{local}")
-        self.loads[id(loop)].append(nodes.assign(local, _pop(stack)))
-        return nodes.name(local)
-
-    # ---- the forward sweep -------------------------------------------------------------------
-
-    def forward(self, statements, taped=True):
-        """The forward sweep of `statements`: the primal code with what is kept for the backward
-        sweep, or (`taped=False`) the primal code alone."""
-        out, previous = [], None
-        for statement in statements:
-            origin = _origin(statement)
-            code = self._forward_one(statement, taped)
-            if taped:
-                code = self.before.get(id(statement), []) + code + \
-                    self.after.get(id(statement), [])
-            if not code:
-                continue  # a `with s2sad.grad_of(...)`: backward only
-            if origin is not previous and not getattr(statement, "s2sad_guard", False):
-                out.append(nodes.Comment(self._header(statement) if isinstance(
-                    statement, (gast.If, gast.For, gast.While)) else self._comment(origin)))
-            previous = origin
-            out.extend(code)
-        return out
-
-    def _forward_one(self, statement, taped=True):
-        in_loop = self.region_of[id(statement)] is not None
-        if isinstance(statement, gast.If):
-            body, orelse = self.forward(statement.body, taped), \
-                self.forward(statement.orelse, taped)
-            flag = self.recorded.get(id(statement)) if taped else None
-            test = self._unfoldable(statement.test if taped else nodes.clone(statement.test))
-            if flag is None:
-                return [gast.If(test, body or [gast.Pass()], orelse)]
-            code = [nodes.assign(flag, test)]
-            if in_loop and flag not in self.recomputed:
-                code.append(_push(self._stack(("flag", flag), f"_stack{flag}"),
-                                  nodes.name(flag)))
-            return code + [gast.If(nodes.name(flag), body or [gast.Pass()], orelse)]
-        if normalize.is_hook(statement):
-            return []
-        if not _is_loop(statement):
-            value = getattr(statement, "value", None)
-            if isinstance(value, gast.Subscript) and value.value.id in self.written:
-                # a view of an array written in place later would change under our feet
-                copy = gast.Assign(statement.targets, nodes.call("rt.saved", value), None)
-                return [gast.copy_location(copy, statement)]
-            return [statement] if taped else [nodes.clone(statement)]
-        if taped and checkpoint.is_checkpointed(statement) and id(statement) in self.recorded:
-            return checkpoint.forward(self, statement)
-        body = self.forward(statement.body, taped)
-        exits = getattr(statement, "s2sad_exits", [])
-        if exits:
-            body.append(checkpoint.exit_test(exits))
-        trips = self.recorded.get(id(statement)) if taped else None
-        code = self.keep_bounds(statement) if taped else []
-        if trips is not None:
-            if isinstance(statement, gast.For) and not exits:
-                code.append(nodes.assign(trips, _call("len", statement.iter)))
-            else:
-                code.append(nodes.assign(trips, nodes.constant(0)))
-                body.insert(0, nodes.assign(trips, gast.BinOp(
-                    nodes.name(trips), gast.Add(), nodes.constant(1))))
-        copy = (lambda node: node) if taped else nodes.clone
-        loop = type(statement)(**{f: [] if f in ("body", "orelse") else copy(getattr(statement, f))
-                                  for f in statement._fields})
-        loop.body, loop.orelse = body or [gast.Pass()], []
-        code.append(loop)
-        if trips is not None and in_loop and trips not in self.recomputed:
-            code.append(self.keep_count(("trips", trips), trips))
-        return code
-
-    def keep_bounds(self, loop):
-        """Forward: the range bounds the backward loop needs, kept at loop entry."""
-        code = []
-        for local, atom in self.recorded.get(("bounds", id(loop)), []):
-            code.append(nodes.assign(local, atom))
-            if self.region_of[id(loop)] is not None:
-                code.append(self.keep_count(("bounds", local), local))
-        return code
-
-    def keep_count(self, key, name):
-        """Forward: push the bookkeeping value `name` on its stack (inside loops)."""
-        return _push(self._stack(key, f"_stack{name}"), nodes.name(name))
-
-    def pop_count(self, key, name):
-        """Backward: `name = <its stack>.pop()`."""
-        return nodes.assign(name, _pop(self._stack(key, f"_stack{name}")))
-
-    # ---- comments ----------------------------------------------------------------------------
-
-    def _comment(self, origin):
-        if isinstance(origin, (gast.If, gast.For, gast.While, gast.With)):  # a loop bound's temp
-            return f"{self.source.header(origin)}   [{self.source.where(origin)}]"
-        return f"{self._segment(origin)}   [{self.source.where(origin)}]"
-
-    def _header(self, statement):
-        origin = _origin(statement)
-        return f"{self.source.header(origin)}   [{self.source.where(origin)}]"
-
-    def _segment(self, origin):
-        return self.source.segment(origin)
-
-
-class _Preallocate(gast.NodeTransformer):
-    """`s.append(v)` -> `s[i] = v`, `s.pop()` -> `s[i]`, and `s = numpy.empty(_trips0)` right
-    after the trip count, for the preallocated stacks."""
-
-    def __init__(self, counters, stacks_by_trips):
-        self.counters = counters
-        self.stacks_by_trips = stacks_by_trips
-
-    def visit_Expr(self, node):
-        call = node.value
-        stack = _method_target(call, "append")
-        if stack in self.counters:
-            target = gast.Subscript(nodes.name(stack), nodes.name(self.counters[stack]),
-                                    gast.Store())
-            return gast.Assign([target], call.args[0], None)
-        return self.generic_visit(node)
-
-    def visit_Call(self, node):
-        stack = _method_target(node, "pop")
-        if stack in self.counters:
-            return gast.Subscript(nodes.name(stack), nodes.name(self.counters[stack]),
-                                  gast.Load())
-        return self.generic_visit(node)
-
-    def visit_Assign(self, node):
-        self.generic_visit(node)
-        target = node.targets[0]
-        if isinstance(target, gast.Name) and target.id in self.stacks_by_trips and \
-                isinstance(node.value, gast.Call) and \
-                getattr(node.value.func, "id", None) == "len":
-            return [node] + [nodes.assign(stack, nodes.call("numpy.empty", nodes.name(target.id)))
-                             for stack in self.stacks_by_trips[target.id]]
-        return node
-
-
-def _method_target(call, method):
-    if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
-            call.func.attr == method and isinstance(call.func.value, gast.Name):
-        return call.func.value.id
-    return None
-
-
-def _origin(statement):
-    return getattr(statement, "s2sad_origin", statement)
 
 
 def _sharing_with(written, statements):
@@ -624,24 +320,14 @@ def _sharing_with(written, statements):
     return {name for name in parent if root(name) in roots}
 
 
+
+
 def _simple(statements):
-    return [s for s in _walk(statements) if isinstance(s, gast.Assign)]
+    return [s for s in walk(statements) if isinstance(s, gast.Assign)]
 
 
-def _walk(statements):
-    """Every statement, in forward order, compounds before their contents."""
-    for statement in statements:
-        yield statement
-        for child in _children(statement):
-            yield from _walk(child)
 
 
-def _children(statement):
-    if isinstance(statement, gast.If):
-        return [statement.body, statement.orelse]
-    if _is_loop(statement):
-        return [statement.body]
-    return []
 
 
 def _enclosing_loops(body, target, chain=()):
@@ -649,42 +335,9 @@ def _enclosing_loops(body, target, chain=()):
     for statement in body:
         if statement is target:
             return chain
-        for child in _children(statement):
-            inner = chain + ((statement,) if _is_loop(statement) else ())
+        for child in children(statement):
+            inner = chain + ((statement,) if is_loop(statement) else ())
             found = _enclosing_loops(child, target, inner)
             if found is not None:
                 return found
     return None
-
-
-def _is_loop(statement):
-    return isinstance(statement, (gast.For, gast.While))
-
-
-def _push(stack, value):
-    return gast.Expr(gast.Call(gast.Attribute(nodes.name(stack), "append", gast.Load()),
-                               [value], []))
-
-
-def _pop(stack):
-    return gast.Call(gast.Attribute(nodes.name(stack), "pop", gast.Load()), [], [])
-
-
-def _call(function, *args):
-    return gast.Call(nodes.name(function), list(args), [])
-
-
-def _minus_one():
-    return gast.UnaryOp(gast.USub(), nodes.constant(1))
-
-
-def _range_start_step(call):
-    args = call.args
-    if len(args) == 1:
-        return nodes.constant(0), nodes.constant(1)
-    return args[0], args[2] if len(args) > 2 else nodes.constant(1)
-
-
-def _is_constant(atom, value):
-    return isinstance(atom, gast.Constant) and atom.value == value and \
-        type(atom.value) is type(value)

@@ -29,9 +29,10 @@ import types
 
 import gast
 
-from . import nodes
 from s2sad import templates
 from s2sad.errors import Diagnostic, Location, TemplateError
+
+from . import nodes
 from .resolve import number_node
 
 TEMPLATE_MODULES = {"numpy", "math", "rt"}
@@ -323,3 +324,26 @@ class _Filler(gast.NodeTransformer):
         if node.id in self.values:
             return copy.deepcopy(self.values[node.id])
         return node
+
+
+def operation_name(value):
+    """How messages name an operation: 'numpy.sin', '+', 'unary -'."""
+    if isinstance(value, gast.Call):
+        return ".".join(nodes.dotted_parts(value.func) or ["?"])
+    return {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+            gast.MatMult: "@", gast.Mod: "%", gast.FloorDiv: "//", gast.USub: "unary -",
+            gast.UAdd: "unary +"
+            }.get(type(getattr(value, "op", None)), "?")
+
+
+def bind_positional(call):
+    """The call's arguments in parameter order, defaults filled in as literals."""
+    signature = inspect.signature(call.s2sad_ref)
+    bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    bound.apply_defaults()
+    args = []
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise TypeError("*args/**kwargs parameters")
+        args.append(as_node(bound.arguments[parameter.name]))
+    return args

@@ -1,0 +1,371 @@
+"""What every function s2sad makes shares: `Transformed` (transform on first use, one generated
+file and one runner per kind of arguments), and the conversions around a call of generated code
+(arguments to float64, results checked and shaped like the inputs), with errors located at the
+user's call.
+"""
+import dataclasses
+import difflib
+import functools
+import inspect
+import numbers
+import os
+import warnings
+
+import gast
+import numpy
+
+from s2sad.errors import (
+    ArgumentError,
+    Diagnostic,
+    GradientCutError,
+    GradientCutWarning,
+    InternalError,
+    OutputError,
+    S2sadError,
+    UnsupportedError,
+    ZeroGradientWarning,
+    call_site,
+)
+from s2sad.runtime.jit import Runner
+from s2sad.transform import fence, parse, pipeline, resolve
+
+DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
+
+
+def jit_default():
+    return os.environ.get(DISABLE_JIT_ENV, "").strip().lower() not in ("1", "true", "yes", "on")
+
+
+class Transformed:
+    """What every function s2sad makes shares: the differentiated function, its `wrt`
+    positions, generated files specialised on which arguments are Python scalars and ints,
+    and one Runner (compiled or Python) per specialisation. `.path` is the generated file the
+    last call ran, `.source` its text."""
+
+    kind = "grad"
+    what = "gradient"   # for messages: "the gradient of f"
+
+    def __init__(self, func, wrt, jit, strict=False):
+        check_function(func, type(self).kind)
+        if jit not in (None, True, False):
+            raise argument_error(f"jit={jit!r}: expected True, False or None",
+                                 why="jit=True compiles the gradient with Numba, jit=False runs "
+                                     "it as Python",
+                                 fix="None (the default) compiles unless S2SAD_DISABLE_JIT=1")
+        self.func = func
+        self.signature = inspect.signature(func)
+        self.positions, self.single = positions_of(func, self.signature, wrt)
+        self.jit = jit
+        self.strict = strict
+        functools.update_wrapper(self, func)
+        self._runners = {}
+        self._kinds = pipeline.NO_KINDS
+        self._globals = None      # what func and its callees read, when last transformed
+        self._checked_uses = False
+
+    def build(self, kinds):
+        """The Generated file for these kinds (subclasses: which pipeline entry)."""
+        raise NotImplementedError
+
+    @property
+    def generated(self):
+        """The generated code: the one the last call ran (it is specialised on which arguments
+        are Python scalars and ints), or before any call a general one."""
+        return self.build(self._kinds)
+
+    @property
+    def path(self):
+        return self.generated.path
+
+    @property
+    def source(self):
+        return self.generated.text
+
+    @property
+    def wrt_names(self):
+        names = list(self.signature.parameters)
+        return [names[i] for i in self.positions]
+
+    def __repr__(self):
+        return f"<s2sad {self.kind} of {self.func.__qualname__} w.r.t. " \
+               f"{', '.join(self.wrt_names)}>"
+
+    def bind(self, args, kwargs):
+        """The function's arguments in order, defaults applied, `wrt` ones as floats."""
+        return bind_arguments(self.func, self.signature, self.positions, args, kwargs)
+
+    def parameter_names(self):
+        """The generated function's parameters before its seed (tangents or d_result)."""
+        return list(self.signature.parameters)
+
+    def runner(self, values):
+        """The Runner for these argument values' kinds (transforming on first use)."""
+        self._forget_if_globals_changed()
+        if not self._checked_uses:
+            reject_integer_uses(self.func, self.positions)
+            self._checked_uses = True
+        names = self.parameter_names()
+        self._kinds = (
+            frozenset(n for n, v in zip(names, values) if is_number(v)),
+            frozenset(n for n, v in zip(names, values)
+                      if is_number(v) and isinstance(v, numbers.Integral)),
+            frozenset((n, v.ndim) for n, v in zip(names, values)
+                      if isinstance(v, numpy.ndarray) and v.ndim > 0))
+        runner = self._runners.get(self._kinds)
+        if runner is None:
+            generated = self.generated
+            report_clogs(generated, self.strict)
+            jit = jit_default() if self.jit is None else self.jit
+            runner = self._runners[self._kinds] = Runner(
+                generated.path, generated.function, jit,
+                f"the {self.what} of {self.func.__qualname__}", generated.python_only)
+        return runner
+
+    def user_function(self):
+        """The function the user gave (self.func may be a generated one built from it)."""
+        return self.func
+
+    def rebuild(self):
+        """Build again what was built from the user's function (after its globals changed)."""
+
+    def _forget_if_globals_changed(self):
+        """Numbers read from globals are inlined and callees are bound when f is transformed:
+        if one was rebound since, transform again instead of running a stale gradient."""
+        watched = self.user_function()
+        state = resolve.global_state(watched)
+        memo = _memo_states.get(watched)
+        if memo is not None and not resolve.same_state(state, memo):
+            pipeline.forget(resolve.functions_of(state) + resolve.functions_of(memo))
+        _memo_states[watched] = state
+        if self._globals is not None and not resolve.same_state(state, self._globals):
+            self._runners.clear()
+            self.rebuild()
+        self._globals = state
+
+
+# user function -> what it read from globals when the pipeline's memo of it was filled
+_memo_states = {}
+
+
+_reported = set()  # (location, message): each finding is reported once per process
+
+
+def report_clogs(generated, strict):
+    """Warn (once each) about the places where the gradient stops, or raise if `strict`."""
+    findings = list(generated.clogs) + list(generated.unused)
+    if strict and findings:
+        raise GradientCutError([dataclasses.replace(f, severity="error") for f in findings])
+    for finding in findings:
+        key = (str(finding.where), finding.message)
+        if key in _reported:
+            continue
+        _reported.add(key)
+        category = ZeroGradientWarning if finding in generated.unused else GradientCutWarning
+        warnings.warn_explicit(finding.render(), category, finding.where.path,
+                               finding.where.line)
+
+
+def is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, numpy.bool_))
+
+
+# ---- argument errors: at the user's call, with the fix -----------------------------------------
+
+def argument_error(message, why="", fix=""):
+    """An ArgumentError located at the user's call into s2sad (`s2sad.grad(...)`, `df(...)`)."""
+    return ArgumentError([at_call(message, why, fix)])
+
+
+def at_call(message, why="", fix=""):
+    return Diagnostic(call_site(), message, why=why, fix=fix)
+
+
+def short_repr(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _defined_at(func):
+    where = parse.code_location(func)
+    return f"{func.__name__} ({where.path}:{where.line})" if where.line else func.__name__
+
+
+def check_function(func, kind):
+    """Only plain Python functions with named parameters can be differentiated."""
+    if inspect.ismethod(func):
+        raise argument_error(f"{func.__qualname__} is a bound method",
+                             why="s2sad differentiates a function of its arguments; a method "
+                                 "also reads its object",
+                             fix="differentiate a plain function and pass the object's data as "
+                                 f"arguments, or differentiate {func.__qualname__} unbound with "
+                                 "the object as an argument that is not in wrt")
+    if isinstance(func, Transformed):
+        raise argument_error(f"s2sad.{kind}() cannot take {func!r}",
+                             why="s2sad reads Python source, and this is a function s2sad made",
+                             fix="higher derivatives: s2sad.grad(s2sad.grad(f)) for a scalar "
+                                 "parameter, s2sad.hessian(f) and s2sad.hvp(f) otherwise")
+    if not inspect.isfunction(func):
+        wrapped = getattr(func, "py_func", None) or getattr(func, "func", None)
+        hint = f" (the Python function it wraps is {short_repr(wrapped)})" \
+            if inspect.isfunction(wrapped) else ""
+        raise argument_error(
+            f"s2sad can only differentiate Python functions, not {short_repr(func)}{hint}",
+            why="s2sad reads a function's Python source; builtins, NumPy ufuncs, C extensions, "
+                "partials and callable objects have none it can read",
+            fix="wrap the call in a `def` (def f(x): return numpy.sin(x)) and differentiate "
+                "that; a library function without a rule gets one with @s2sad.adjoint")
+    kinds = {p.kind for p in inspect.signature(func).parameters.values()}
+    if kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+        raise UnsupportedError(fence.find_problems(parse.parse_function(func)))
+
+
+def positions_of(func, signature, wrt):
+    names = list(signature.parameters)
+    single = not isinstance(wrt, (tuple, list))
+    items = [wrt] if single else list(wrt)
+    takes = f"{_defined_at(func)} takes {', '.join(names) or 'no parameters'}"
+    if not items:
+        raise argument_error("wrt is empty: name at least one parameter to differentiate",
+                             why=takes, fix="wrt=0 (the default) differentiates the first one")
+    positions = []
+    for item in items:
+        if isinstance(item, str) and item in names:
+            position = names.index(item)
+        elif isinstance(item, numbers.Integral) and not isinstance(item, bool) and \
+                -len(names) <= item < len(names):
+            position = int(item) % len(names)
+        else:
+            raise argument_error(
+                f"wrt={item!r} does not name a parameter of {func.__name__}; its parameters "
+                f"are {', '.join(names) or '(none)'}", why=takes, fix=_wrt_fix(item, names))
+        if positions.count(position):
+            raise argument_error(f"wrt names the parameter '{names[position]}' twice",
+                                 why="each parameter gets one gradient",
+                                 fix="name each parameter once")
+        positions.append(position)
+    return tuple(positions), single
+
+
+def _wrt_fix(item, names):
+    if not names:
+        return "give the function a parameter to differentiate"
+    close = difflib.get_close_matches(item, names, n=1) if isinstance(item, str) else []
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return (f"name a parameter ('{names[0]}') or give its position (0 to {len(names) - 1}, or "
+            f"negative from the end){hint}")
+
+
+def bind_arguments(func, signature, positions, args, kwargs):
+    """f's arguments in order, defaults applied, those at `positions` as floats; every bad
+    argument reported at once."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        parameters = ", ".join(map(str, signature.parameters.values()))
+        raise argument_error(f"{func.__name__}(): {exc}",
+                             why=f"{_defined_at(func)} takes ({parameters})",
+                             fix="call the gradient with the arguments of the function itself") \
+            from None
+    bound.apply_defaults()
+    values, names = list(bound.arguments.values()), list(bound.arguments)
+    problems = []
+    for i in positions:
+        try:
+            values[i] = as_float(values[i], names[i])
+        except ArgumentError as exc:
+            problems += exc.diagnostics
+    if problems:
+        raise ArgumentError(problems)
+    return values
+
+
+def as_float(value, name):
+    """A differentiated argument as a float or a float64 array."""
+    keep_out = f"or leave '{name}' out of wrt (arguments not differentiated may be of any type)"
+    why = ("s2sad differentiates real numbers: floats and arrays of them (ints are converted to "
+           "float64)")
+    if isinstance(value, (bool, numpy.bool_)):
+        raise argument_error(f"argument '{name}' is a bool; it cannot be differentiated",
+                             why=why, fix=f"pass a float (1.0 for True), {keep_out}")
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, (numpy.ndarray, list, tuple)):
+        try:
+            array = numpy.asarray(value)
+        except ValueError:  # a ragged nesting of sequences
+            raise argument_error(f"argument '{name}' is a nested sequence of uneven lengths",
+                                 why=why,
+                                 fix=f"pass an array of one shape, {keep_out}") from None
+        if array.dtype.kind in "fiu":
+            return numpy.asarray(array, dtype=numpy.float64)
+        what = {"c": "a complex", "b": "a boolean", "O": "an object"}.get(
+            array.dtype.kind, f"a {array.dtype}")
+        fix = ("differentiate the real and imaginary parts as two real arguments"
+               if array.dtype.kind == "c" else "convert it with numpy.asarray(..., float)")
+        raise argument_error(f"argument '{name}' is {what} array; s2sad differentiates real "
+                             "float64 values", why=why, fix=f"{fix}, {keep_out}")
+    if isinstance(value, numbers.Complex):
+        raise argument_error(f"argument '{name}' is complex; s2sad differentiates real values",
+                             why=why, fix="differentiate the real and imaginary parts as two real "
+                                 f"arguments, {keep_out}")
+    kind = "None" if value is None else f"a {type(value).__name__}"
+    raise argument_error(f"argument '{name}' is {kind}; s2sad differentiates floats and float64 "
+                         "arrays", why=why, fix=f"pass a number or an array, {keep_out}")
+
+
+def reject_integer_uses(func, positions):
+    """A differentiated parameter used as a count or an index (range(n), x[i]) would be turned
+    into a float: an error at once, where it is used, instead of a failure inside the gradient
+    (or, compiled, a silent zero)."""
+    try:
+        source = parse.parse_function(func)
+    except S2sadError:
+        return  # the transformation reports it
+    names = [a.id for a in resolve.parameters(source.tree.args)]
+    problems = fence.integer_uses(source, [names[i] for i in positions if i < len(names)])
+    if problems:
+        raise ArgumentError(problems)
+
+
+def scalar_output(value, func):
+    if isinstance(value, numbers.Real) or (isinstance(value, numpy.ndarray) and value.ndim == 0):
+        return float(value)
+    if isinstance(value, numpy.ndarray):
+        what = f"an array of shape {value.shape}"
+        fix = ("reduce it to a scalar before returning (e.g. numpy.sum(...)), or use s2sad.vjp "
+               "or s2sad.jacobian for an array output")
+    else:
+        what = "None" if value is None else f"a {type(value).__name__}"
+        fix = "return one float"
+    raise OutputError([Diagnostic(output_location(func), f"{func.__name__} returned {what}; "
+                                  "grad needs a scalar output",
+                                  why="a gradient is the derivative of one number", fix=fix)])
+
+
+def output_location(func):
+    """The value of f's one `return`, or its `def` line when it has several."""
+    try:
+        source = parse.parse_function(func)
+    except S2sadError:
+        return parse.code_location(func)
+    returns = [n for n in gast.walk(source.tree) if isinstance(n, gast.Return) and n.value]
+    return source.loc(returns[0].value if len(returns) == 1 else source.tree)
+
+
+def shaped_like(grads, inputs, func):
+    out = []
+    for g, x in zip(grads, inputs):
+        if isinstance(x, float):
+            if numpy.ndim(g) != 0:
+                raise InternalError(f"the gradient of {func.__name__} for a scalar input has "
+                                    f"shape {numpy.shape(g)}")
+            out.append(float(g))
+            continue
+        g = numpy.asarray(g, dtype=numpy.float64)
+        if g.shape != x.shape:
+            raise InternalError(f"the gradient of {func.__name__} has shape {g.shape}, its "
+                                f"input {x.shape}")
+        if any(g is other for other in out):  # never hand out one array twice
+            g = g.copy()
+        out.append(g)
+    return out
