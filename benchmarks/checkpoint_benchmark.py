@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 import s2sad
+from s2sad.runtime import rt
 
 RTOL = 1e-10
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,7 +109,7 @@ def main(argv=None):
     if args.child:
         return child(args.child, args.n, args.size, args.repeat, args.call, args.result)
 
-    every = s2sad.rt.checkpoint_every(args.n)
+    every = rt.checkpoint_every(args.n)
     print(f"gradient of {args.n} steps of x = x + dt * tanh(w * x + b), x of {args.size} "
           f"floats; checkpointed: {-(-args.n // every)} snapshots, segments of {every} steps",
           flush=True)
