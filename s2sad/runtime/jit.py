@@ -24,8 +24,9 @@ import sys
 import types
 import warnings
 
-from . import tracing
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
+
+from . import cache, rt, tracing
 
 PY, JIT = "py", "jit"
 _modules = {}
@@ -55,8 +56,8 @@ def load(path, flavour):
     name = f"_s2sad_{flavour}_{stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    from . import cache
     code = compile(cache.text_of(path), path, "exec", dont_inherit=True)  # no .pyc involved
+    module.__dict__[rt.LINKER] = functools.partial(link, name)  # what rt.load calls
     sys.modules[name] = module
     try:
         exec(code, module.__dict__)
@@ -72,7 +73,6 @@ def load(path, flavour):
 def link(caller_name, stem, attribute):
     """What `rt.load` does: fetch `attribute` from the generated file `stem`, in the flavour and
     directory of the calling generated module."""
-    from . import cache
     flavour = JIT if caller_name.startswith(f"_s2sad_{JIT}_") else PY
     directory = os.path.dirname(sys.modules[caller_name].__file__)
     # the caller's directory, unless the callee went elsewhere (the cache directory failed)

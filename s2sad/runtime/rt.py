@@ -5,6 +5,9 @@ of the modules by area re-exported at the bottom, each defined once and run as P
 compiled by Numba (dispatch.py); and, defined here, what s2sad's users write in differentiated
 code (`stop_gradient`, `grad_of`, `checkpointed`) and what links generated files together.
 """
+import sys
+
+LINKER = "_s2sad_link"   # the name jit.py gives its linker in each generated module
 
 
 def flag(test):
@@ -64,15 +67,16 @@ def external(module, qualname):
 
 def load(caller, stem, attribute):
     """Link a generated module to another generated file (`caller` is the module's __name__):
-    the same flavour (Python or Numba) and the same directory as the caller."""
-    from .jit import link  # the loader, imported only when generated code is imported
-    return link(caller, stem, attribute)
+    the same flavour (Python or Numba) and the same directory as the caller. The loader that
+    imported the caller (jit.py) left its linker in the caller's namespace."""
+    return sys.modules[caller].__dict__[LINKER](stem, attribute)
 
 
 # Helpers for the template library, one module per area; re-exported so generated code calls
 # them as rt.<name>. Imported last: they use the helpers above.
 from .core import *  # noqa: E402,F401,F403
 from .reductions import *  # noqa: E402,F401,F403
+from .reduction_tangents import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
 from .shape import *  # noqa: E402,F401,F403
 from .special import *  # noqa: E402,F401,F403
