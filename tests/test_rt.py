@@ -9,8 +9,9 @@ import numba
 import numpy as np
 import pytest
 
-import s2sad.runtime.numba_core  # noqa: F401  (registers the Numba overloads)
-from s2sad.runtime import rt
+from s2sad.runtime import dispatch, rt
+
+dispatch.install()   # the helpers' Numba side
 
 RNG = np.random.default_rng(20240611)
 

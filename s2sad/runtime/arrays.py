@@ -2,11 +2,13 @@
 with Numba (see dispatch.py).
 
 Shapes are walked with an "odometer" multi-index, so one implementation serves every ndim and
-memory layout; Numba compiles it to a tight loop.
+memory layout; Numba compiles it to a tight loop. Where that loop only stands in for a NumPy
+call Numba lacks (np.sum over several axes), Python runs the NumPy call (`compiled_as`).
 """
 import numpy as np
 
-from .dispatch import by_type, is_array, is_axis, is_float64, is_int, is_scalar, is_tuple, jitable
+from .dispatch import (by_type, compiled_as, is_array, is_axis, is_float64, is_int, is_scalar,
+                       is_tuple, jitable)
 
 
 @jitable
@@ -33,9 +35,7 @@ def filled(shape, value):
     return out
 
 
-@jitable
-def flat_copy(x):
-    """C-order float64 1-D copy of an array of any layout (0-d included)."""
+def _flat_copy_loop(x):
     out = np.empty(x.size)
     i = 0
     for v in x.flat:
@@ -44,9 +44,13 @@ def flat_copy(x):
     return out
 
 
-@jitable
-def reduce_to(g, shape):
-    """Sum g (ndim >= len(shape) >= 1) down to shape, NumPy broadcasting rules."""
+@compiled_as(_flat_copy_loop)
+def flat_copy(x):
+    """C-order float64 1-D copy of an array of any layout (0-d included)."""
+    return np.ravel(x).astype(np.float64)
+
+
+def _reduce_to_loop(g, shape):
     out = np.zeros(shape)
     nd = g.ndim
     extra = nd - len(shape)
@@ -69,9 +73,19 @@ def reduce_to(g, shape):
     return out
 
 
-@jitable
-def expand_to(src, keep, shape):
-    """Broadcast flat C-order src, laid out over the axes where keep is True, to shape."""
+@compiled_as(_reduce_to_loop)
+def reduce_to(g, shape):
+    """Sum g (ndim >= len(shape) >= 1) down to shape, NumPy broadcasting rules: a new float64
+    array."""
+    extra = g.ndim - len(shape)
+    if extra < 0 or any(n != 1 and n != m for n, m in zip(shape, g.shape[extra:])):
+        raise ValueError("unbroadcast: gradient shape is not a broadcast of the target shape")
+    axes = tuple(range(extra)) + tuple(
+        extra + k for k, n in enumerate(shape) if n == 1 and g.shape[extra + k] != 1)
+    return np.asarray(np.sum(g, axis=axes, dtype=np.float64)).reshape(shape)
+
+
+def _expand_to_loop(src, keep, shape):
     out = np.empty(shape)
     nd = len(shape)
     sstrides = np.zeros(nd, np.intp)
@@ -89,6 +103,16 @@ def expand_to(src, keep, shape):
         flat[i] = src[j]
         j = advance(idx, shape, sstrides, j)
     return out
+
+
+@compiled_as(_expand_to_loop)
+def expand_to(src, keep, shape):
+    """Broadcast flat C-order src, laid out over the axes where keep is True, to shape: a new
+    float64 array."""
+    kept = tuple(n if k else 1 for n, k in zip(shape, keep))
+    if src.size != int(np.prod(kept)):
+        raise ValueError("unreduce: gradient shape does not match the reduced shape")
+    return np.broadcast_to(np.reshape(src, kept), shape).astype(np.float64)
 
 
 @jitable

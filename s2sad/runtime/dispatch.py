@@ -29,6 +29,11 @@ compiles them, helpers included. Each helper is written once, in one of two form
   lacks) returns `python_only(impl)`: Numba declines it, so the gradient falls back to Python
   with a warning, and Python runs it.
 
+A few building blocks are loops only because Numba lacks their NumPy spelling (a sum over
+several axes, `np.add.at`, a special function applied elementwise); for them
+`@compiled_as(loop)` lets Python run the NumPy form, so code run without the JIT stays fast,
+and Numba compile the loop. tests/test_runtime_twins.py checks that each pair agrees.
+
 Numba is imported on first use (`install()`), not by `import s2sad`.
 """
 import functools
@@ -38,6 +43,7 @@ import numpy as np
 
 _JITABLE = []          # plain functions Numba must be able to call
 _BY_TYPE = []          # (python function, dispatch, options)
+_COMPILED_AS = []      # (NumPy function Python runs, loop Numba compiles in its place)
 _installed = [False]
 
 
@@ -56,6 +62,23 @@ def jitable(func):
     return func
 
 
+def compiled_as(loop):
+    """Decorate a NumPy function: Python runs it, Numba compiles `loop` (same parameters, same
+    results) wherever jitted code calls it (see the module docstring)."""
+    def mark(func):
+        _COMPILED_AS.append((func, loop))
+        if _installed[0]:
+            _register_compiled_as(func, loop)
+        return func
+    return mark
+
+
+def compiled_pairs():
+    """[(NumPy function, the loop Numba compiles for it)]: what tests/test_runtime_twins.py
+    checks."""
+    return list(_COMPILED_AS)
+
+
 def by_type(dispatch=None, *, prefer_literal=False):
     """Define a helper by its type dispatch (see the module docstring). `prefer_literal`: the
     dispatch sees constants as literal types first (Numba's `overload(prefer_literal=True)`)."""
@@ -71,10 +94,16 @@ def by_type(dispatch=None, *, prefer_literal=False):
             values = [bound.arguments.get(p.name, _OMITTED) for p in parameters]
         else:
             values = args
-        key = tuple(map(_kind, values))
+        # Numba tries plain types before literal ones: a helper whose plain types suffice is
+        # chosen once per kind, not once per constant value (a loop index, a trip count).
+        key = None if prefer_literal else tuple(map(_kind, values))
         impl = chosen.get(key)
         if impl is None:
-            impl = chosen[key] = _choose(dispatch, values, prefer_literal, parameters)
+            exact = tuple(map(_literal_kind, values))
+            impl = chosen.get(exact)
+            if impl is None:
+                impl, literal = _choose(dispatch, values, prefer_literal, parameters)
+                chosen[exact if literal or key is None else key] = impl
         return impl(*args, **kwargs)
 
     functools.update_wrapper(helper, dispatch)
@@ -95,6 +124,8 @@ def install():
         _register_jitable(func)
     for helper, dispatch, prefer_literal in _BY_TYPE:
         _register_overload(helper, dispatch, prefer_literal)
+    for func, loop in _COMPILED_AS:
+        _register_compiled_as(func, loop)
 
 
 def _register_jitable(func):
@@ -110,6 +141,12 @@ def _register_overload(helper, dispatch, prefer_literal):
         return None if isinstance(impl, python_only) else impl
 
     overload(helper, prefer_literal=prefer_literal)(_with_parameters(numba_dispatch, dispatch))
+
+
+def _register_compiled_as(func, loop):
+    from numba.extending import overload, register_jitable
+    register_jitable(loop)
+    overload(func)(_with_parameters(lambda *types: loop, func))
 
 
 def _with_parameters(func, like):
@@ -136,9 +173,16 @@ def _kind(value):
                 flags.writeable, flags.aligned)
     if isinstance(value, tuple):
         return (tuple,) + tuple(map(_kind, value))
-    if isinstance(value, (bool, int, str)) or value is None:
-        return (type(value), value)     # constants: a literal type may be asked for
     return type(value)
+
+
+def _literal_kind(value):
+    """_kind, with the value of every constant a literal type could be made of."""
+    if isinstance(value, tuple):
+        return (tuple,) + tuple(map(_literal_kind, value))
+    if isinstance(value, (bool, int, str)) or value is None:
+        return (type(value), value)
+    return _kind(value)
 
 
 def _choose(dispatch, values, prefer_literal, parameters):
@@ -149,7 +193,7 @@ def _choose(dispatch, values, prefer_literal, parameters):
         types = [_type_of(v, p, literal) for v, p in zip(values, parameters)]
         impl = dispatch(*types)
         if impl is not None:
-            return impl.impl if isinstance(impl, python_only) else impl
+            return (impl.impl if isinstance(impl, python_only) else impl), literal
     shown = ", ".join(str(_type_of(v, p, False)) for v, p in zip(values, parameters))
     raise TypeError(f"s2sad runtime: {dispatch.__name__} has no implementation for ({shown})")
 
@@ -160,7 +204,10 @@ def _type_of(value, parameter, literal):
         return types.Omitted(parameter.default)
     if literal and (isinstance(value, (bool, int, str))):
         return types.literal(value)
-    return typeof(value)
+    try:
+        return typeof(value)
+    except (ValueError, TypeError):     # a value Numba has no type for: only Python runs it
+        return types.pyobject
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import warnings
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import cache, rt, tracing
+from . import cache, dispatch, rt, tracing
 
 PY, JIT = "py", "jit"
 _modules = {}
@@ -83,13 +83,20 @@ def link(caller_name, stem, attribute):
 
 def _compile_lazily(module, name):
     import numba
-    from . import numba_core  # noqa: F401  (registers rt's Numba implementations)
+    dispatch.install()     # rt's helpers, for Numba
+    _transitional_overloads()
     _check_runtime_caches()
     for attribute, value in list(vars(module).items()):
         if isinstance(value, types.FunctionType) and value.__module__ == name:
             dispatcher = numba.njit(cache=True)(value)
             _check_cache_files(dispatcher)
             setattr(module, attribute, dispatcher)
+
+
+def _transitional_overloads():
+    """Until numba_shape.py is merged into shape.py: its overloads."""
+    if importlib.util.find_spec(f"{__package__}.numba_core") is not None:
+        importlib.import_module(f"{__package__}.numba_core")
 
 
 @functools.lru_cache(maxsize=None)

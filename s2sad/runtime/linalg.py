@@ -1,60 +1,115 @@
-"""Runtime helpers for the derivative templates of linear algebra (templates/numpy_linalg.py).
+"""Runtime helpers for the derivative templates of products (templates/numpy_linalg.py): dot-like
+products, kron, cross, trace, einsum, multi_dot; numpy.linalg's square-matrix functions are in
+linalg_square.py.
 
-Re-exported by s2sad.rt (generated code calls them as rt.<name>); their Numba implementations are
-in rt_numba_linalg.py. `g` is always the adjoint of the primal's result. Stacked matrices
-(`(..., n, n)`) are supported wherever NumPy supports them.
+Each is defined once (dispatch.py). Numba compiles the operand forms its own NumPy supports (1-D
+and 2-D operands, default axes), as the same code Python runs for them; other forms (N-D
+operands, other axes) are `python_only`, and a gradient using them falls back to Python, as the
+primal itself would. The helpers of inner, tensordot, einsum and multi_dot, whose primals Numba
+does not compile, are plain Python. `g` is always the adjoint of the primal's result.
 """
 import string
 
 import numpy as np
 
+from .arrays import f64, reduce_to
+from .dispatch import (by_type, is_array, is_constant, is_float64, is_none, is_scalar, jitable,
+                       python_only)
+
 __all__ = ["vdot_grad", "outer_grad_a", "outer_grad_b", "inner_grad_a", "inner_grad_b",
            "tensordot_grad_a", "tensordot_grad_b", "trace_grad", "einsum_grads",
-           "kron_grad_a", "kron_grad_b", "cross_grad_a", "cross_grad_b", "inv_grad",
-           "solve_grad_a", "solve_grad_b", "logdet_grad", "cholesky_grad", "multi_dot_grads",
-           "cross", "trace", "solve_product", "solve_product_grad_m", "solve_product_grad_z",
-           "cholesky_lower", "cholesky_mask", "einsum_tangent", "einsum_tangent_grads",
-           "multi_dot_tangent", "multi_dot_tangent_grads", "einsum_tangent2",
-           "multi_dot_tangent2"]
+           "kron_grad_a", "kron_grad_b", "cross_grad_a", "cross_grad_b", "multi_dot_grads",
+           "cross", "trace", "einsum_tangent", "einsum_tangent_grads", "multi_dot_tangent",
+           "multi_dot_tangent_grads", "einsum_tangent2", "multi_dot_tangent2"]
 
 
-def _result(x, like):
+# ---- building blocks (also used by linalg_square.py) -------------------------------------------
+
+@by_type
+def c64(x):
+    """x as a C-contiguous float64 array (itself when it is one)."""
+    if is_array(x) and is_float64(x.dtype) and x.layout == "C":
+        return lambda x: x
+    if is_array(x) and is_float64(x.dtype):
+        return lambda x: np.ascontiguousarray(x)
+    if is_array(x):
+        return lambda x: np.ascontiguousarray(x).astype(np.float64)
+    return None
+
+
+def result(x, like):
     """x as the gradient of `like`: a float for a scalar, else a float64 array of like's shape."""
     if np.ndim(like) == 0 and not isinstance(like, np.ndarray):
         return float(np.sum(x))
     return np.array(np.reshape(x, np.shape(like)), dtype=np.float64)
 
 
-def _swap(x):
+def swap(x):
     """Transpose of the last two axes (of each matrix of a stack)."""
     return np.swapaxes(x, -1, -2)
 
 
-def _sum_to(x, like):
+def sum_to(x, like):
     """Sum a broadcast gradient x back to the shape of `like` (NumPy broadcasting rules)."""
     shape = np.shape(like)
     extra = x.ndim - len(shape)
     x = np.sum(x, axis=tuple(range(extra))) if extra > 0 else x
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and x.shape[i] != 1)
-    return _result(np.sum(x, axis=axes, keepdims=True) if axes else x, like)
+    return result(np.sum(x, axis=axes, keepdims=True) if axes else x, like)
+
+
+def _matrix_like(t):
+    """A scalar, a vector or a matrix (Numba types): what _mat takes."""
+    return is_scalar(t) or is_array(t, 1) or is_array(t, 2)
+
+
+@by_type
+def _mat(x):
+    """x as a C-contiguous float64 matrix: a scalar is 1 x 1, a vector a row."""
+    if is_scalar(x):
+        return lambda x: np.full((1, 1), float(x))
+    if is_array(x, 1):
+        return lambda x: c64(x).reshape((1, x.shape[0]))
+    if is_array(x, 2):
+        return lambda x: c64(x)
+    return None
+
+
+@by_type
+def _shaped_like(r, like):
+    """r (a C-contiguous array) reshaped to like's shape; a float when like is a scalar."""
+    if is_scalar(like):
+        return lambda r, like: float(r.sum())
+    if is_array(like):
+        return lambda r, like: r.reshape(like.shape)
+    return None
 
 
 # ---- products -----------------------------------------------------------------------------------
 
+@by_type
 def vdot_grad(g, other, like):
     """Gradient w.r.t. one operand (shaped `like`) of z = np.vdot(a, b): g * the other operand,
     flattened and reshaped like it (vdot flattens both operands)."""
-    return _result(g * np.reshape(other, np.shape(like)), like)
+    if is_scalar(g) and is_array(other) and is_array(like):
+        return lambda g, other, like: g * c64(other).reshape(like.shape)
+    return python_only(lambda g, other, like: result(g * np.reshape(other, np.shape(like)), like))
 
 
+@by_type
 def outer_grad_a(g, a, b):
     """Gradient w.r.t. a of z = np.outer(a, b) (operands are flattened): g @ b, reshaped."""
-    return _result(np.dot(g, np.ravel(b)), a)
+    if is_array(g, 2) and _matrix_like(b) and (is_scalar(a) or is_array(a)):
+        return lambda g, a, b: _shaped_like(np.dot(f64(g), _mat(b).ravel()), a)
+    return python_only(lambda g, a, b: result(np.dot(g, np.ravel(b)), a))
 
 
+@by_type
 def outer_grad_b(g, a, b):
     """Gradient w.r.t. b of z = np.outer(a, b) (operands are flattened): a @ g, reshaped."""
-    return _result(np.dot(np.ravel(a), g), b)
+    if is_array(g, 2) and _matrix_like(a) and (is_scalar(b) or is_array(b)):
+        return lambda g, a, b: _shaped_like(np.dot(_mat(a).ravel(), f64(g)), b)
+    return python_only(lambda g, a, b: result(np.dot(np.ravel(a), g), b))
 
 
 def _tensordot_axes(axes, nda, ndb):
@@ -78,7 +133,7 @@ def tensordot_grad_a(g, a, b, axes=2):
     r = np.tensordot(g, b, axes=(list(range(len(free_a), g.ndim)), free_b))
     # r's axes: a's free axes, then the contracted axes of a, in the order of b's axes.
     source = free_a + [axes_a[axes_b.index(j)] for j in sorted(axes_b)]
-    return _result(np.transpose(r, np.argsort(source)), a)
+    return result(np.transpose(r, np.argsort(source)), a)
 
 
 def tensordot_grad_b(g, a, b, axes=2):
@@ -91,36 +146,37 @@ def tensordot_grad_b(g, a, b, axes=2):
     r = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
     # r's axes: the contracted axes of b, in the order of a's axes, then b's free axes.
     source = [axes_b[axes_a.index(i)] for i in sorted(axes_a)] + free_b
-    return _result(np.transpose(r, np.argsort(source)), b)
+    return result(np.transpose(r, np.argsort(source)), b)
 
 
 def inner_grad_a(g, a, b):
     """Gradient w.r.t. a of z = np.inner(a, b) (a product when either is a scalar)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return _sum_to(np.asarray(np.multiply(g, b)), a)
+        return sum_to(np.asarray(np.multiply(g, b)), a)
     return tensordot_grad_a(g, a, b, ([np.ndim(a) - 1], [np.ndim(b) - 1]))
 
 
 def inner_grad_b(g, a, b):
     """Gradient w.r.t. b of z = np.inner(a, b) (a product when either is a scalar)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return _sum_to(np.asarray(np.multiply(g, a)), b)
+        return sum_to(np.asarray(np.multiply(g, a)), b)
     return tensordot_grad_b(g, a, b, ([np.ndim(a) - 1], [np.ndim(b) - 1]))
 
 
-def kron_grad_a(g, a, b):
-    """Gradient w.r.t. a of z = np.kron(a, b): g seen as blocks g[i, k] (i over a, k over b),
-    each block contracted with b."""
-    g4, nd = _kron_blocks(g, a, b)
-    b_ = np.reshape(b, (1,) * (nd - np.ndim(b)) + np.shape(b))
-    return _result(np.tensordot(g4, b_, axes=(list(range(1, 2 * nd, 2)), list(range(nd)))), a)
+# ---- kron ---------------------------------------------------------------------------------------
 
-
-def kron_grad_b(g, a, b):
-    """Gradient w.r.t. b of z = np.kron(a, b): the blocks of g weighted by a and summed."""
-    g4, nd = _kron_blocks(g, a, b)
-    a_ = np.reshape(a, (1,) * (nd - np.ndim(a)) + np.shape(a))
-    return _result(np.tensordot(g4, a_, axes=(list(range(0, 2 * nd, 2)), list(range(nd)))), b)
+@jitable
+def _kron_grad_2d(g, a, b, of_a):
+    """Gradient w.r.t. a (of_a) or b of np.kron(a, b) for C-contiguous float64 matrices a, b and
+    g of kron's shape: z[i * p + k, j * q + m] = a[i, j] * b[k, m]."""
+    n0, n1 = a.shape
+    p, q = b.shape
+    # blocks[(i, j), (k, m)] = g[i * p + k, j * q + m]
+    blocks = np.ascontiguousarray(np.transpose(g.reshape((n0, p, n1, q)), (0, 2, 1, 3)))
+    blocks = blocks.reshape((n0 * n1, p * q))
+    if of_a:
+        return np.dot(blocks, b.ravel()).reshape((n0, n1))
+    return np.dot(a.ravel(), blocks).reshape((p, q))
 
 
 def _kron_blocks(g, a, b):
@@ -131,15 +187,90 @@ def _kron_blocks(g, a, b):
     return np.reshape(g, [n for pair in zip(sa, sb) for n in pair]), nd
 
 
+def _kron_grad_a(g, a, b):
+    g4, nd = _kron_blocks(g, a, b)
+    b_ = np.reshape(b, (1,) * (nd - np.ndim(b)) + np.shape(b))
+    return result(np.tensordot(g4, b_, axes=(list(range(1, 2 * nd, 2)), list(range(nd)))), a)
+
+
+def _kron_grad_b(g, a, b):
+    g4, nd = _kron_blocks(g, a, b)
+    a_ = np.reshape(a, (1,) * (nd - np.ndim(a)) + np.shape(a))
+    return result(np.tensordot(g4, a_, axes=(list(range(0, 2 * nd, 2)), list(range(nd)))), b)
+
+
+@by_type
+def kron_grad_a(g, a, b):
+    """Gradient w.r.t. a of z = np.kron(a, b): g seen as blocks g[i, k] (i over a, k over b),
+    each block contracted with b."""
+    if _matrix_like(g) and _matrix_like(a) and _matrix_like(b):   # a vector counts as a row
+        return lambda g, a, b: _shaped_like(_kron_grad_2d(_mat(g), _mat(a), _mat(b), True), a)
+    return python_only(_kron_grad_a)
+
+
+@by_type
+def kron_grad_b(g, a, b):
+    """Gradient w.r.t. b of z = np.kron(a, b): the blocks of g weighted by a and summed."""
+    if _matrix_like(g) and _matrix_like(a) and _matrix_like(b):
+        return lambda g, a, b: _shaped_like(_kron_grad_2d(_mat(g), _mat(a), _mat(b), False), b)
+    return python_only(_kron_grad_b)
+
+
+# ---- cross --------------------------------------------------------------------------------------
+
+@by_type
+def _fit(x, like):
+    """x, a new C-contiguous array shaped like a broadcast of `like`, summed back to like's
+    shape."""
+    if x.ndim > like.ndim:
+        def leading(x, like):
+            out = np.sum(x.reshape((-1,) + like.shape), axis=0)
+            return out if out.shape == like.shape else reduce_to(out, like.shape)
+        return leading
+    return lambda x, like: x if x.shape == like.shape else reduce_to(x, like.shape)
+
+
+def _default_cross(a, b, g, axisa, axisb, axisc, axis):
+    """The form Numba compiles (Numba types): arrays, the default axes (components last)."""
+    return is_array(a) and is_array(b) and is_array(g) and is_none(axis) and \
+        all(is_constant(t, -1) for t in (axisa, axisb, axisc))
+
+
+@jitable
+def _check_3(a, b):
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise NotImplementedError("the gradient of numpy.cross is implemented for 3-vectors")
+
+
+@by_type(prefer_literal=True)
 def cross_grad_a(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Gradient w.r.t. a of z = np.cross(a, b) (3-vectors): cross(b, g)."""
+    if _default_cross(a, b, g, axisa, axisb, axisc, axis):
+        def impl(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+            _check_3(a, b)
+            return _fit(np.cross(c64(b), c64(g)), a)
+        return impl
+    return python_only(_cross_grad_a)
+
+
+@by_type(prefer_literal=True)
+def cross_grad_b(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Gradient w.r.t. b of z = np.cross(a, b) (3-vectors): cross(g, a)."""
+    if _default_cross(a, b, g, axisa, axisb, axisc, axis):
+        def impl(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+            _check_3(a, b)
+            return _fit(np.cross(c64(g), c64(a)), b)
+        return impl
+    return python_only(_cross_grad_b)
+
+
+def _cross_grad_a(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     return _cross_grad(np.moveaxis(np.asarray(b), axisb, -1), g, axisc, a, axisa, True)
 
 
-def cross_grad_b(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """Gradient w.r.t. b of z = np.cross(a, b) (3-vectors): cross(g, a)."""
+def _cross_grad_b(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     return _cross_grad(np.moveaxis(np.asarray(a), axisa, -1), g, axisc, b, axisb, False)
@@ -153,7 +284,37 @@ def _cross_grad(other, g, axisc, like, axis, first):
     g = np.moveaxis(np.asarray(g, dtype=np.float64), axisc, -1)
     r = np.cross(other, g) if first else np.cross(g, other)
     # Components back to `axis` of like, counted from the end (r may have extra leading axes).
-    return _sum_to(np.moveaxis(r, -1, (axis % np.ndim(like)) - np.ndim(like)), like)
+    return sum_to(np.moveaxis(r, -1, (axis % np.ndim(like)) - np.ndim(like)), like)
+
+
+# ---- trace --------------------------------------------------------------------------------------
+
+@by_type
+def trace_grad(g, a, offset=0, axis1=0, axis2=1):
+    """Gradient w.r.t. a of z = np.trace(a, offset, axis1, axis2): g on that diagonal."""
+    if is_array(a, 2) and is_scalar(g):
+        def matrix(g, a, offset=0, axis1=0, axis2=1):
+            out = np.zeros(a.shape)
+            n1, n2 = a.shape
+            swapped = axis1 % 2 > axis2 % 2          # the diagonal of a.T
+            m1, m2 = (n2, n1) if swapped else (n1, n2)
+            first = max(0, -offset)
+            count = min(m1, m2 - offset) - first
+            if count > 0:   # element (i, i + offset), or (i + offset, i) when swapped
+                start = first * (n2 + 1) + (offset * n2 if swapped else offset)
+                out.reshape(out.size)[start:start + (count - 1) * (n2 + 1) + 1:n2 + 1] = g
+            return out
+        return matrix
+    return python_only(_trace_grad)
+
+
+def _trace_grad(g, a, offset=0, axis1=0, axis2=1):
+    out = np.zeros(np.shape(a))
+    view = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    n1, n2 = view.shape[-2:]
+    i = np.arange(max(0, -offset), max(0, min(n1, n2 - offset)))
+    view[..., i, i + offset] = np.asarray(g, dtype=np.float64)[..., None]
+    return out
 
 
 # ---- einsum -------------------------------------------------------------------------------------
@@ -206,7 +367,7 @@ def einsum_grads(g, subscripts, operands):
         missing = tuple(i for i, c in enumerate(distinct) if c not in available)
         r = np.broadcast_to(np.expand_dims(r, missing), [size[c] for c in distinct])
         if len(distinct) == len(own):
-            grads.append(_result(r, operand))
+            grads.append(result(r, operand))
             continue
         out = np.zeros(shape)
         grid = np.indices(r.shape, sparse=True)
@@ -215,76 +376,7 @@ def einsum_grads(g, subscripts, operands):
     return tuple(grads)
 
 
-# ---- trace --------------------------------------------------------------------------------------
-
-def trace_grad(g, a, offset=0, axis1=0, axis2=1):
-    """Gradient w.r.t. a of z = np.trace(a, offset, axis1, axis2): g on that diagonal."""
-    out = np.zeros(np.shape(a))
-    view = np.moveaxis(out, (axis1, axis2), (-2, -1))
-    n1, n2 = view.shape[-2:]
-    i = np.arange(max(0, -offset), max(0, min(n1, n2 - offset)))
-    view[..., i, i + offset] = np.asarray(g, dtype=np.float64)[..., None]
-    return out
-
-
-# ---- numpy.linalg -------------------------------------------------------------------------------
-
-def inv_grad(g, z):
-    """Gradient w.r.t. a of z = np.linalg.inv(a): -z^T g z^T."""
-    zt = _swap(z)
-    return -np.matmul(np.matmul(zt, g), zt)
-
-
-_NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
-
-
-def _is_vector(a, b):
-    """Whether np.linalg.solve(a, b) treats b as (a stack of) vectors."""
-    return np.ndim(b) == 1 or (not _NUMPY2 and np.ndim(b) == np.ndim(a) - 1)
-
-
-def _solve_adjoint(g, a, b):
-    """a^-T g, with g shaped like np.linalg.solve(a, b)."""
-    if _is_vector(a, b):
-        return np.linalg.solve(_swap(a), np.asarray(g)[..., None])[..., 0]
-    return np.linalg.solve(_swap(a), g)
-
-
-def solve_grad_a(g, a, b, z):
-    """Gradient w.r.t. a of z = np.linalg.solve(a, b): -(a^-T g) z^T."""
-    gb = _solve_adjoint(g, a, b)
-    if _is_vector(a, b):
-        return _sum_to(-gb[..., :, None] * z[..., None, :], a)
-    return _sum_to(-np.matmul(gb, _swap(z)), a)
-
-
-def solve_grad_b(g, a, b):
-    """Gradient w.r.t. b of z = np.linalg.solve(a, b): a^-T g."""
-    return _sum_to(_solve_adjoint(g, a, b), b)
-
-
-def logdet_grad(g, a):
-    """g * a^-T: the gradient w.r.t. a of log|det a| with adjoint g (of det a: g = dz * z)."""
-    return np.asarray(g, dtype=np.float64)[..., None, None] * _swap(np.linalg.inv(a))
-
-
-def cholesky_grad(g, factor, upper=False):
-    """Gradient w.r.t. a of L = np.linalg.cholesky(a, upper=upper) (`factor` is L).
-
-    NumPy reads only a's lower triangle (upper: its upper triangle), so the gradient is zero on
-    the other one. With X = L^-T phi(L^T g) L^-1, phi keeping the lower triangle with the
-    diagonal halved, the gradient is X + X^T below the diagonal and X on it."""
-    if upper:  # u = cholesky(a^T)^T: work with the lower factor, transpose at the end
-        factor, g = _swap(factor), _swap(g)
-    n = np.shape(factor)[-1]
-    eye = np.eye(n)
-    c = np.matmul(_swap(factor), g)
-    phi = np.tril(c, -1) + 0.5 * c * eye
-    linv = np.linalg.inv(factor)
-    x = np.matmul(np.matmul(_swap(linv), phi), linv)
-    out = np.tril(x + _swap(x), -1) + x * eye
-    return _swap(out) if upper else out
-
+# ---- multi_dot ----------------------------------------------------------------------------------
 
 def multi_dot_grads(g, arrays):
     """Gradients of z = np.linalg.multi_dot(arrays) w.r.t. each array, as a tuple: for the
@@ -306,61 +398,39 @@ def multi_dot_grads(g, arrays):
         r = g if after is None else np.dot(g, after.T)
         if before[k] is not None:
             r = np.dot(before[k].T, r)
-        grads[k] = _result(r, arrays[k])
+        grads[k] = result(r, arrays[k])
         after = mats[k] if after is None else np.dot(mats[k], after)
     return tuple(grads)
 
 
 # ---- tangents (forward mode) --------------------------------------------------------------------
 # Spellings of NumPy functions that Numba compiles with every argument given (the tangent
-# templates pass defaults explicitly), and the pieces of the tangents of solve, cholesky and the
-# multilinear einsum and multi_dot. Each has its own rules in templates/runtime.py.
+# templates pass defaults explicitly), and the tangents of the multilinear einsum and multi_dot.
+# Each has its own rules in templates/runtime.py.
 
+@by_type(prefer_literal=True)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """np.cross(a, b, axisa, axisb, axisc, axis) in float64."""
-    return np.asarray(np.cross(a, b, axisa, axisb, axisc, axis), dtype=np.float64)
+    """np.cross(a, b, axisa, axisb, axisc, axis) in float64. Numba: the default axes."""
+    if is_none(axis) and is_array(a) and is_array(b) and \
+            all(is_constant(t, -1) for t in (axisa, axisb, axisc)):
+        return lambda a, b, axisa=-1, axisb=-1, axisc=-1, axis=None: \
+            np.cross(a, b).astype(np.float64)
+    return python_only(lambda a, b, axisa=-1, axisb=-1, axisc=-1, axis=None: np.asarray(
+        np.cross(a, b, axisa, axisb, axisc, axis), dtype=np.float64))
 
 
+@by_type(prefer_literal=True)
 def trace(a, offset=0, axis1=0, axis2=1):
-    """np.trace(a, offset, axis1, axis2) in float64 (a float for a matrix)."""
+    """np.trace(a, offset, axis1, axis2) in float64 (a float for a matrix). Numba: a matrix's
+    trace, on its axes in order."""
+    if is_array(a, 2) and is_constant(axis1, 0, -2) and is_constant(axis2, 1, -1):
+        return lambda a, offset=0, axis1=0, axis2=1: float(np.trace(a, offset))
+    return python_only(_trace)
+
+
+def _trace(a, offset=0, axis1=0, axis2=1):
     out = np.trace(a, offset, axis1, axis2, dtype=np.float64)
     return float(out) if np.ndim(out) == 0 else out
-
-
-def solve_product(m, z, b):
-    """m z, with z = np.linalg.solve(a, b) and m shaped like a: a matrix product, or a
-    matrix-vector product when solve treats b as (a stack of) vectors."""
-    if _is_vector(m, b):
-        return np.matmul(m, np.asarray(z)[..., None])[..., 0]
-    return np.matmul(m, z)
-
-
-def solve_product_grad_m(g, m, z, b):
-    """Gradient w.r.t. m of solve_product(m, z, b)."""
-    if _is_vector(m, b):
-        return _sum_to(np.asarray(g)[..., :, None] * np.asarray(z)[..., None, :], m)
-    return _sum_to(np.matmul(g, _swap(z)), m)
-
-
-def solve_product_grad_z(g, m, z, b):
-    """Gradient w.r.t. z of solve_product(m, z, b)."""
-    if _is_vector(m, b):
-        return _sum_to(np.matmul(_swap(m), np.asarray(g)[..., None])[..., 0], z)
-    return _sum_to(np.matmul(_swap(m), g), z)
-
-
-def cholesky_lower(x, upper=False):
-    """x, or its (stacked) transpose when `upper`: the lower factor of
-    np.linalg.cholesky(a, upper=upper), or the matrix it reads as lower triangle."""
-    x = np.asarray(x, dtype=np.float64)
-    return np.ascontiguousarray(_swap(x)) if upper else x
-
-
-def cholesky_mask(factor):
-    """1 below the diagonal, 1/2 on it, 0 above, shaped like `factor`: phi(S) = S * mask in
-    the tangent of a Cholesky factor, dL = L phi(L^-1 dA L^-T). Depends on the shape only."""
-    n = np.shape(factor)[-1]
-    return np.broadcast_to(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), np.shape(factor)).copy()
 
 
 def _replaced(values, k, value):
@@ -393,7 +463,7 @@ def einsum_tangent_grads(g, subscripts, operands, tangents):
         for j in range(len(operands)):
             if j != k:
                 grads[j] = grads[j] + parts[j]
-    return tuple(_result(grad + np.zeros(np.shape(o)), o) for grad, o in zip(grads, operands))
+    return tuple(result(grad + np.zeros(np.shape(o)), o) for grad, o in zip(grads, operands))
 
 
 def multi_dot_tangent(arrays, tangents):
@@ -416,7 +486,7 @@ def multi_dot_tangent_grads(g, arrays, tangents):
         for j in range(len(arrays)):
             if j != k:
                 grads[j] = grads[j] + parts[j]
-    return tuple(_result(grad + np.zeros(np.shape(a)), a) for grad, a in zip(grads, arrays))
+    return tuple(result(grad + np.zeros(np.shape(a)), a) for grad, a in zip(grads, arrays))
 
 
 def _pairs(function, values, tangents, directions):

@@ -7,9 +7,12 @@ code (`stop_gradient`, `grad_of`, `checkpointed`) and what links generated files
 """
 import sys
 
+from .dispatch import jitable
+
 LINKER = "_s2sad_link"   # the name jit.py gives its linker in each generated module
 
 
+@jitable
 def flag(test):
     """A branch test that depends on constants only (`if DEBUG > 0:`), as a value Numba cannot
     fold: it would prune the branch and leave what the branch records (stacks, `_result`)
@@ -22,6 +25,7 @@ class NonFiniteGradient(FloatingPointError):
     names its statement reads). s2sad turns it into a NonFiniteError with the values."""
 
 
+@jitable
 def stop_gradient(x):
     """`x` itself, through which no gradient flows: `s2sad.stop_gradient(v)` in differentiated
     code says that cutting the gradient there is intended (and silences the report)."""
@@ -78,5 +82,7 @@ from .core import *  # noqa: E402,F401,F403
 from .reductions import *  # noqa: E402,F401,F403
 from .reduction_tangents import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
+from .linalg_square import *  # noqa: E402,F401,F403
 from .shape import *  # noqa: E402,F401,F403
+from .indexing import *  # noqa: E402,F401,F403
 from .special import *  # noqa: E402,F401,F403

@@ -1,76 +1,138 @@
 """Runtime helpers for the derivative templates of elementwise and special functions
 (templates/math_rules.py, templates/numpy_rules.py).
 
-Re-exported by s2sad.rt (generated code calls them as rt.<name>); their Numba implementations are
-in rt_numba_special.py.
+Each helper is defined once (dispatch.py). The scalar formulas are plain `math` code Numba
+compiles as it is; on arrays Numba applies them element by element, while Python runs the
+NumPy form of the same formula (`compiled_as`), so code run without the JIT stays fast.
 """
 import math
 
 import numpy as np
 
-from . import core as _rt  # unbroadcast
+from . import core
+from .dispatch import by_type, compiled_as, generate, is_array, is_scalar, is_tuple, jitable, \
+    python_only
 
 __all__ = ["digamma", "polygamma", "sinc_grad", "sinc_deriv", "sum_grads"]
 
 # Coefficients of the asymptotic series psi(x) ~ log(x) - 1/(2x) - sum_k B_2k / (2k x^2k).
-_DIGAMMA_SERIES = (1.0 / 12.0, -1.0 / 120.0, 1.0 / 252.0, -1.0 / 240.0, 1.0 / 132.0,
-                   -691.0 / 32760.0)
-_DIGAMMA_SHIFT = 6.0   # the series is used from here on (its truncation error is < 1e-11)
-_SINC_SMALL = 1e-4     # below this |x|, sinc_grad uses its Taylor series (no 0/0)
+C1, C2, C3, C4, C5, C6 = (1.0 / 12.0, -1.0 / 120.0, 1.0 / 252.0, -1.0 / 240.0, 1.0 / 132.0,
+                          -691.0 / 32760.0)
+DIGAMMA_SHIFT = 6.0   # the series is used from here on (its truncation error is < 1e-11)
+SINC_SMALL = 1e-4     # below this |x|, sinc_grad uses its Taylor series (no 0/0)
+# Bernoulli numbers B_2k, k = 1..8, for the asymptotic series of the polygamma functions.
+BERNOULLI = (1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0,
+             7.0 / 6.0, -3617.0 / 510.0)
+
+
+def elementwise(scalar):
+    """A loop applying `scalar` (a jitable function of one float) to every element of an
+    array: a new C-order float64 array."""
+    def loop(x):
+        out = np.empty(x.shape)
+        flat = out.reshape(out.size)
+        for i, v in enumerate(x.flat):
+            flat[i] = scalar(float(v))
+        return out
+    return loop
+
+
+def elementwise_n(scalar):
+    """elementwise, for `scalar(n, float)`."""
+    def loop(n, x):
+        out = np.empty(x.shape)
+        flat = out.reshape(out.size)
+        for i, v in enumerate(x.flat):
+            flat[i] = scalar(n, float(v))
+        return out
+    return loop
 
 
 def _digamma_series(x):
-    """psi(x) for x >= 6 (scalar or array), by the asymptotic series."""
+    """psi(x) for x >= 6 (a float or an array), by the asymptotic series (Horner's form)."""
     inv2 = 1.0 / (x * x)
-    tail = 0.0
-    for c in reversed(_DIGAMMA_SERIES):
-        tail = (tail + c) * inv2
+    tail = (((((C6 * inv2 + C5) * inv2 + C4) * inv2 + C3) * inv2 + C2) * inv2 + C1) * inv2
     return np.log(x) - 0.5 / x - tail
 
 
-def digamma(x):
-    """The digamma function psi(x) = d/dx log|gamma(x)|, elementwise: the recurrence
-    psi(x) = psi(x + 1) - 1/x up to x >= 6, then the asymptotic series. Poles (0, -1, ...)
-    give inf or nan."""
-    if not isinstance(x, np.ndarray) and np.ndim(x) == 0:
-        x = float(x)
-        if x <= 0.0 and x == math.floor(x):
-            return math.nan
-        shift = 0.0
-        while x < _DIGAMMA_SHIFT:
-            shift -= 1.0 / x
-            x += 1.0
-        return float(_digamma_series(x)) + shift
+@jitable
+def digamma_of(x):
+    """psi(x) of one float: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 6, then the
+    asymptotic series. Poles (0, -1, ...) give inf or nan."""
+    if x <= 0.0 and x == math.floor(x):
+        return math.nan
+    shift = 0.0
+    while x < DIGAMMA_SHIFT:
+        shift -= 1.0 / x
+        x += 1.0
+    inv2 = 1.0 / (x * x)
+    tail = (((((C6 * inv2 + C5) * inv2 + C4) * inv2 + C3) * inv2 + C2) * inv2 + C1) * inv2
+    return math.log(x) - 0.5 / x - tail + shift
+
+
+@compiled_as(elementwise(digamma_of))
+def digamma_array(x):
+    """digamma_of on every element of x (a new float64 array)."""
     x = np.array(x, dtype=np.float64)
+    poles = (x <= 0.0) & (x == np.floor(x))
+    x[poles] = 1.0
     shift = np.zeros(x.shape)
-    low = x < _DIGAMMA_SHIFT
+    low = x < DIGAMMA_SHIFT
     while np.any(low):
         shift[low] -= 1.0 / x[low]
         x[low] += 1.0
-        low = x < _DIGAMMA_SHIFT
-    return _digamma_series(x) + shift
+        low = x < DIGAMMA_SHIFT
+    return np.where(poles, np.nan, _digamma_series(x) + shift)
 
 
-def sinc_grad(x):
-    """d/dx numpy.sinc(x) = (cos(pi x) - sinc(x)) / x, elementwise; its Taylor series
+@by_type
+def digamma(x):
+    """The digamma function psi(x) = d/dx log|gamma(x)|, elementwise."""
+    if is_scalar(x):
+        return lambda x: digamma_of(float(x))
+    if is_array(x):
+        return lambda x: digamma_array(x)
+    return python_only(lambda x: digamma_array(x))
+
+
+@jitable
+def sinc_grad_of(x):
+    """d/dx numpy.sinc(x) = (cos(pi x) - sinc(x)) / x of one float; its Taylor series
     -pi^2 x / 3 + pi^4 x^3 / 30 near 0 (0 at x = 0)."""
-    small = np.abs(x) < _SINC_SMALL
+    if abs(x) < SINC_SMALL:
+        return x * (-math.pi ** 2 / 3.0 + x * x * math.pi ** 4 / 30.0)
+    return (math.cos(math.pi * x) - math.sin(math.pi * x) / (math.pi * x)) / x
+
+
+@compiled_as(elementwise(sinc_grad_of))
+def sinc_grad_array(x):
+    """sinc_grad_of on every element of x (a new float64 array)."""
+    x = np.asarray(x, dtype=np.float64)
+    small = np.abs(x) < SINC_SMALL
     safe = np.where(small, 1.0, x)
-    series = x * (-np.pi ** 2 / 3.0 + x * x * np.pi ** 4 / 30.0)
-    out = np.where(small, series, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)
-    return float(out) if not isinstance(x, np.ndarray) else out
+    series = x * (-math.pi ** 2 / 3.0 + x * x * math.pi ** 4 / 30.0)
+    exact = (np.cos(math.pi * safe) - np.sin(math.pi * safe) / (math.pi * safe)) / safe
+    return np.where(small, series, exact)
 
 
-# Bernoulli numbers B_2k, k = 1..8, for the asymptotic series of the polygamma functions.
-_BERNOULLI = (1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0,
-              7.0 / 6.0, -3617.0 / 510.0)
+@by_type
+def sinc_grad(x):
+    """d/dx numpy.sinc(x), elementwise."""
+    if is_scalar(x):
+        return lambda x: sinc_grad_of(float(x))
+    if is_array(x):
+        return lambda x: sinc_grad_array(x)
+    return python_only(lambda x: sinc_grad_array(x))
 
 
-def _polygamma_scalar(n, x):
-    """psi^(n)(x) of one float, n >= 1 (plain `math`: Numba compiles it as it is): the
-    recurrence psi^(n)(x) = psi^(n)(x + 1) + (-1)^(n+1) n! / x^(n+1) up to x >= 10 + n, then
-    the asymptotic series (-1)^(n+1) [(n-1)!/x^n + n!/(2 x^(n+1))
+@jitable
+def polygamma_of(n, x):
+    """psi^(n)(x) of one float, n >= 0: digamma for n = 0; else the recurrence
+    psi^(n)(x) = psi^(n)(x + 1) + (-1)^(n+1) n! / x^(n+1) up to x >= 10 + n, then the
+    asymptotic series (-1)^(n+1) [(n-1)!/x^n + n!/(2 x^(n+1))
     + sum_k B_2k (2k+n-1)! / ((2k)! x^(2k+n))]."""
+    if n == 0:
+        return digamma_of(x)
     if x <= 0.0 and x == math.floor(x):
         return math.nan
     sign = 1.0 if n % 2 == 1 else -1.0
@@ -80,27 +142,17 @@ def _polygamma_scalar(n, x):
         shift += sign * factorial / x ** (n + 1)
         x += 1.0
     series = math.gamma(n * 1.0) / x ** n + factorial / (2.0 * x ** (n + 1))
-    for k in range(1, len(_BERNOULLI) + 1):
-        series += _BERNOULLI[k - 1] * math.gamma(2.0 * k + n) / (
+    for k in range(1, len(BERNOULLI) + 1):
+        series += BERNOULLI[k - 1] * math.gamma(2.0 * k + n) / (
             math.gamma(2.0 * k + 1.0) * x ** (2 * k + n))
     return sign * series + shift
 
 
-def polygamma(n, x):
-    """The polygamma function psi^(n)(x) (n >= 1; the n-th derivative of digamma),
-    elementwise."""
-    n = int(n)
-    if n == 0:
-        return digamma(x)
-    if not isinstance(x, np.ndarray) and np.ndim(x) == 0:
-        return _polygamma_scalar(n, float(x))
-    return np.vectorize(lambda v: _polygamma_scalar(n, v), otypes=[np.float64])(x)
-
-
-def _sinc_deriv_scalar(x, n):
-    """The n-th derivative of sinc at one float (plain `math`: Numba compiles it as it is).
-    |x| < 1: the Taylor series sum_k (-1)^k pi^2k x^2k / (2k+1)!, differentiated n times;
-    else the recurrence x f^(n) + n f^(n-1) = pi^(n-1) sin(pi x + n pi / 2)."""
+@jitable
+def sinc_deriv_of(n, x):
+    """The n-th derivative of sinc at one float. |x| < 1: the Taylor series
+    sum_k (-1)^k pi^2k x^2k / (2k+1)!, differentiated n times; else the recurrence
+    x f^(n) + n f^(n-1) = pi^(n-1) sin(pi x + n pi / 2)."""
     if abs(x) < 1.0:
         out = 0.0
         for k in range((n + 1) // 2, 30):
@@ -114,15 +166,48 @@ def _sinc_deriv_scalar(x, n):
     return f
 
 
+@compiled_as(elementwise_n(polygamma_of))
+def polygamma_array(n, x):
+    """polygamma_of(n, .) on every element of x (a new float64 array)."""
+    if n == 0:
+        return digamma_array(x)
+    return np.vectorize(lambda v: polygamma_of(n, v), otypes=[np.float64])(x)
+
+
+@compiled_as(elementwise_n(sinc_deriv_of))
+def sinc_deriv_array(n, x):
+    """sinc_deriv_of(n, .) on every element of x (a new float64 array)."""
+    return np.vectorize(lambda v: sinc_deriv_of(n, v), otypes=[np.float64])(x)
+
+
+@by_type
+def polygamma(n, x):
+    """The polygamma function psi^(n)(x) (n >= 0; the n-th derivative of digamma),
+    elementwise."""
+    if is_scalar(x):
+        return lambda n, x: polygamma_of(int(n), float(x))
+    if is_array(x):
+        return lambda n, x: polygamma_array(int(n), x)
+    return python_only(lambda n, x: polygamma_array(int(n), np.asarray(x)))
+
+
+@by_type
 def sinc_deriv(x, n):
     """The n-th derivative of numpy.sinc, elementwise (n >= 1; sinc_grad is n = 1)."""
-    n = int(n)
-    if not isinstance(x, np.ndarray) and np.ndim(x) == 0:
-        return _sinc_deriv_scalar(float(x), n)
-    return np.vectorize(lambda v: _sinc_deriv_scalar(v, n), otypes=[np.float64])(x)
+    if is_scalar(x):
+        return lambda x, n: sinc_deriv_of(int(n), float(x))
+    if is_array(x):
+        return lambda x, n: sinc_deriv_array(int(n), x)
+    return python_only(lambda x, n: sinc_deriv_array(int(n), np.asarray(x)))
 
 
+@by_type
 def sum_grads(g, elements):
     """Adjoint of builtin sum(elements): g summed back to each element's shape, as a tuple
     (one gradient per element; elements may be scalars or arrays that broadcast)."""
-    return tuple(_rt.unbroadcast(g, e) for e in elements)
+    if is_tuple(elements):
+        # written out for the tuple's length: it may mix floats and arrays
+        parts = "".join(f"unbroadcast(g, elements[{k}]), " for k in range(len(elements)))
+        return generate("sum_grads_of_tuple", ["g", "elements"], [f"return ({parts})"],
+                        {"unbroadcast": core.unbroadcast})
+    return python_only(lambda g, elements: tuple(core.unbroadcast(g, e) for e in elements))

@@ -1,0 +1,75 @@
+"""The building blocks Numba compiles as loops and Python runs as NumPy calls
+(`dispatch.compiled_as`) give the same numbers: each pair run as Python, and compiled."""
+import numba
+import numpy as np
+import pytest
+
+from s2sad.runtime import arrays, core, dispatch, special
+
+dispatch.install()
+RNG = np.random.default_rng(7)
+
+
+def _x(*shape):
+    return RNG.uniform(-3.0, 3.0, shape)
+
+
+def _strided(*shape):
+    return _x(*shape[:-1], 2 * shape[-1])[..., ::2]
+
+
+CASES = {
+    "reduce_to trailing": (arrays.reduce_to, lambda: (_x(2, 3, 4), (3, 1))),
+    "reduce_to same rank": (arrays.reduce_to, lambda: (np.asfortranarray(_x(3, 4)), (1, 4))),
+    "reduce_to strided": (arrays.reduce_to, lambda: (_strided(2, 3), (3,))),
+    "expand_to": (arrays.expand_to,
+                  lambda: (_x(3), np.array([False, True, False]), (2, 3, 4))),
+    "expand_to all": (arrays.expand_to, lambda: (_x(1), np.array([False, False]), (2, 3))),
+    "flat_copy F": (arrays.flat_copy, lambda: (np.asfortranarray(_x(3, 4)),)),
+    "flat_copy 0-d": (arrays.flat_copy, lambda: (np.array(2.5),)),
+    "scatter_rows repeated": (core.scatter_rows,
+                              lambda: (np.zeros((4, 2)), np.array([0, 2, 0, 3]), _x(4, 2))),
+    "scatter_value repeated": (core.scatter_value,
+                               lambda: (np.zeros(5), np.array([1, 1, 4]), 0.5)),
+    "digamma_array": (special.digamma_array,
+                      lambda: (np.array([[0.3, 2.0, -1.5], [7.5, 1e-3, -2.0]]),)),
+    "sinc_grad_array": (special.sinc_grad_array, lambda: (np.array([0.0, 5e-5, -0.3, 2.7]),)),
+    "polygamma_array": (special.polygamma_array, lambda: (2, np.array([0.4, 3.0, 11.5]))),
+    "polygamma_array n=0": (special.polygamma_array, lambda: (0, np.array([0.4, -3.5]))),
+    "sinc_deriv_array": (special.sinc_deriv_array, lambda: (3, np.array([0.2, -0.9, 4.1]))),
+}
+_PAIRS = {func: loop for func, loop in dispatch.compiled_pairs()}
+
+
+def _compiled(func, count):
+    arguments = ", ".join(f"a{k}" for k in range(count))
+    scope = {"func": func}
+    exec(f"def call({arguments}):\n    return func({arguments})\n", scope)
+    return numba.njit(scope["call"])
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _result(func, args):
+    out = func(*args)
+    # the scatters add into their first argument and return nothing
+    return args[0] if out is None else out
+
+
+def test_every_pair_has_a_case():
+    assert set(_PAIRS) == {func for func, _ in CASES.values()}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_python_and_compiled_agree(case):
+    func, make = CASES[case]
+    args = make()
+    numpy_form = _result(func, _copies(args))
+    loop_form = _result(_PAIRS[func], _copies(args))
+    compiled = _result(_compiled(func, len(args)), _copies(args))
+    for other in (loop_form, compiled):
+        assert np.shape(other) == np.shape(numpy_form)
+        np.testing.assert_allclose(other, numpy_form, rtol=1e-13, atol=1e-14, equal_nan=True)
+    assert isinstance(numpy_form, np.ndarray) and numpy_form.dtype == np.float64
