@@ -168,8 +168,8 @@ CASES.append(Case(
     name="recursive_call_without_tangent",
     bug="the recursive call's argument carries no tangent (q is rebound to a constant), so the "
         "tangent code calls the primal h, which its module does not define: NameError in "
-        "forward mode (reverse mode is right). README lists recursion with different arguments "
-        "differentiated as unsupported; it should then be a clear error or work",
+        "forward mode (reverse mode is right). docs/user-guide.md lists recursion with different "
+        "arguments differentiated as unsupported; it should then be a clear error or work",
     source='''
 def h(q, d):
     if d <= 0:

@@ -51,7 +51,7 @@ def user_rule_for_nan_to_num():
 
 
 def test_a_user_rule_fixes_the_missing_template(user_rule_for_nan_to_num):
-    # README, "Adding a derivative"
+    # docs/rules.md, "Adding a derivative"
     @s2sad.adjoint(np.nan_to_num, checks=[s2sad.check("numpy.nan_to_num(x)", x=(3, 4))])
     def nan_to_num(z, x, copy=True, nan=0.0, posinf=None, neginf=None):
         d[x] = d[z] * np.isfinite(x)  # noqa: F821  (d is the template placeholder)

@@ -231,7 +231,7 @@ class Blocks:
         argument = _first_parameter(getattr(value, "s2sad_ref", None))
         short = name.rsplit(".", 1)[-1]
         self._problem(statement, f"no derivative template for {name}", why=why,
-                      fix=f"register one (README: 'Adding a derivative'), e.g.\n"
+                      fix=f"register one (docs/rules.md: 'Adding a derivative'), e.g.\n"
                           f"    @s2sad.adjoint({name})\n"
                           f"    def {short}(result, {argument}, ...):\n"
                           f"        d[{argument}] = d[result] * ...\n"

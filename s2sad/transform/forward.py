@@ -302,8 +302,8 @@ class _Forward:
         spelled = name if isinstance(value, gast.Call) else f"operator.{primal.__name__}"
         short = spelled.rsplit(".", 1)[-1]
         return self._problem(statement, f"no tangent template for {name}", why=why,
-                             fix=f"register one (README: 'Tangent rules, and rules for your own "
-                                 f"functions'), e.g.\n"
+                             fix=f"register one (docs/rules.md: 'Tangent rules, and rules "
+                                 f"for your own functions'), e.g.\n"
                                  f"    @s2sad.tangent({spelled})\n"
                                  f"    def {short}_tangent(result, x, ...):\n"
                                  f"        d[result] = ... d[x] ...\n"

@@ -153,10 +153,10 @@ class _Resolver(gast.NodeTransformer):
                         f"({type(found).__name__}) from differentiated code",
                         why="it is neither a NumPy/math/builtin function nor a Python function "
                             "with source",
-                        fix="register a derivative for it with @s2sad.adjoint (README: Adding a "
-                            "derivative), wrap the value in s2sad.stop_gradient(...) if no "
-                            "gradient should flow, or compute it outside the differentiated "
-                            "function and pass the result in")
+                        fix="register a derivative for it with @s2sad.adjoint (docs/rules.md: "
+                            "Adding a derivative), wrap the value in s2sad.stop_gradient(...) "
+                            "if no gradient should flow, or compute it outside the "
+                            "differentiated function and pass the result in")
         return node
 
     def _location(self, chain):
