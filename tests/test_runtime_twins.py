@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from s2sad.runtime import arrays, core, dispatch, special
+from s2sad.runtime import arrays, core, dispatch, indexing, shape, special
 
 dispatch.install()
 RNG = np.random.default_rng(7)
@@ -37,6 +37,16 @@ CASES = {
     "polygamma_array": (special.polygamma_array, lambda: (2, np.array([0.4, 3.0, 11.5]))),
     "polygamma_array n=0": (special.polygamma_array, lambda: (0, np.array([0.4, -3.5]))),
     "sinc_deriv_array": (special.sinc_deriv_array, lambda: (3, np.array([0.2, -0.9, 4.1]))),
+    "copies_summed": (shape.copies_summed, lambda: (_x(2, 6), 4, 3)),
+    "copies_summed none": (shape.copies_summed, lambda: (np.zeros(0), 3, 0)),
+    "scatter_lines wrap": (indexing.scatter_lines,
+                           lambda: (np.zeros((2, 4, 3)), np.array([0, 5, -6, 3]), _x(2, 4, 3),
+                                    "wrap")),
+    "scatter_along_axis": (indexing.scatter_along_axis,
+                           lambda: (np.zeros((3, 4)), np.array([[0, 2], [1, 1], [3, -4]]),
+                                    _x(3, 2), 1)),
+    "sort_scatter": (indexing.sort_scatter, lambda: (_x(2, 3, 4), np.round(_x(2, 3, 4)), 1)),
+    "sorted_like": (indexing.sorted_like, lambda: (_x(3, 5), np.round(_x(3, 5)))),
 }
 _PAIRS = {func: loop for func, loop in dispatch.compiled_pairs()}
 

@@ -15,7 +15,8 @@ import numpy as np
 from . import linalg  # dot/matmul gradients of N-D operands
 from .arrays import expand_to, f64, filled, flat_copy, reduce_to, reduced_mask
 from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_axis, is_float64,
-                       is_int, is_none, is_scalar, is_tuple, jitable, python_only)
+                       is_int, is_list, is_none, is_python_object, is_scalar, is_tuple, jitable,
+                       python_only)
 
 __all__ = ["zeros_like", "saved", "not_finite", "checkpoint_every", "item", "copy", "add_at",
            "unbroadcast", "broadcast_like", "reduce_sum", "total", "unreduce", "reduced_size",
@@ -173,8 +174,7 @@ def scatter_value(a, index, g):
 
 def _basic_index_part(t):
     """An index part `a[index] += g` adds once per element for (no array, no list)."""
-    from numba import types
-    return not isinstance(t, (types.Array, types.List)) and t != types.pyobject
+    return not (is_array(t) or is_list(t) or is_python_object(t))
 
 
 @by_type

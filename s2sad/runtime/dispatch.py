@@ -245,6 +245,16 @@ def is_int(t):
     return isinstance(t, _numba_types().Integer)
 
 
+def is_python_object(t):
+    """A value Numba has no type for (only Python runs it)."""
+    return t == _numba_types().pyobject
+
+
+def is_list(t):
+    """A list (a literal list argument such as `[0, 2]`)."""
+    return isinstance(t, _numba_types().List)
+
+
 def is_tuple(t):
     return isinstance(t, _numba_types().BaseTuple)
 

@@ -84,31 +84,11 @@ def link(caller_name, stem, attribute):
 def _compile_lazily(module, name):
     import numba
     dispatch.install()     # rt's helpers, for Numba
-    _transitional_overloads()
-    _check_runtime_caches()
     for attribute, value in list(vars(module).items()):
         if isinstance(value, types.FunctionType) and value.__module__ == name:
             dispatcher = numba.njit(cache=True)(value)
             _check_cache_files(dispatcher)
             setattr(module, attribute, dispatcher)
-
-
-def _transitional_overloads():
-    """Until numba_shape.py is merged into shape.py: its overloads."""
-    if importlib.util.find_spec(f"{__package__}.numba_core") is not None:
-        importlib.import_module(f"{__package__}.numba_core")
-
-
-@functools.lru_cache(maxsize=None)
-def _check_runtime_caches():
-    """rt's own compiled helpers (`njit(cache=True)` in s2sad/runtime/numba_*.py) get the same
-    checked cache files as generated code."""
-    from numba.core.dispatcher import Dispatcher
-    for name, module in list(sys.modules.items()):
-        if name.startswith(f"{__package__}.numba_"):
-            for value in vars(module).values():
-                if isinstance(value, Dispatcher):
-                    _check_cache_files(value)
 
 
 def _check_cache_files(dispatcher):

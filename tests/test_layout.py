@@ -1,0 +1,118 @@
+"""The house rules of the source tree (issue 19): imports go one way, no module reaches for
+another's private names, no module grows past 600 lines, every package says what it holds."""
+import ast
+import os
+
+import pytest
+
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAX_LINES = 600
+# Packages from top to bottom: a module may import its own package and those below it only.
+LAYERS = ["s2sad", "s2sad.tools", "s2sad.api", "s2sad.transform", "s2sad.templates",
+          "s2sad.runtime", "s2sad.errors", "s2sad.version"]
+
+
+def _modules():
+    """{dotted module name: path} for s2sad/ and templates/ (installed as s2sad.templates)."""
+    found = {}
+    for top, dotted in (("s2sad", "s2sad"), ("templates", "s2sad.templates")):
+        for directory, _, files in os.walk(os.path.join(CHECKOUT, top)):
+            relative = os.path.relpath(directory, os.path.join(CHECKOUT, top))
+            if "__pycache__" in relative:
+                continue
+            package = dotted if relative == "." else f"{dotted}.{relative.replace(os.sep, '.')}"
+            for name in files:
+                if name.endswith(".py"):
+                    module = package if name == "__init__.py" else f"{package}.{name[:-3]}"
+                    found[module] = os.path.join(directory, name)
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(module, path):
+    """[(imported module, imported name or None)] of every import in the file, lazy ones too."""
+    tree = ast.parse(open(path).read())
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(max(node.level - 1, 0)):
+                base = base.rpartition(".")[0]
+            target = (base + ("." + node.module if node.module else "")) if node.level \
+                else (node.module or "")
+            if target.startswith("s2sad"):
+                out += [(target, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            out += [(alias.name, None) for alias in node.names if alias.name.startswith("s2sad")]
+    return out
+
+
+def _graph():
+    graph = {}
+    for module, path in MODULES.items():
+        edges = set()
+        for target, name in _imports(module, path):
+            full = f"{target}.{name}" if name else target
+            edges.add(full if full in MODULES else target)
+        graph[module] = {e for e in edges if e in MODULES and e != module}
+    return graph
+
+
+def _layer(module):
+    return max((i for i, layer in enumerate(LAYERS)
+                if module == layer or module.startswith(layer + ".")), default=None)
+
+
+def test_the_layout_is_what_this_test_reads():
+    for package in ["s2sad", "s2sad.api", "s2sad.transform", "s2sad.runtime", "s2sad.tools",
+                    "s2sad.templates"]:
+        assert package in MODULES
+    assert len(MODULES) > 40
+
+
+def test_no_import_cycles():
+    graph, state, cycles = _graph(), {}, []
+
+    def visit(module, path):
+        state[module] = "open"
+        for other in sorted(graph[module]):
+            if state.get(other) == "open":
+                cycles.append(path[path.index(other):] + [other] if other in path
+                              else [module, other])
+            elif other not in state:
+                visit(other, path + [other])
+        state[module] = "done"
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert cycles == []
+
+
+def test_packages_import_only_downwards():
+    upward = []
+    for module, targets in _graph().items():
+        for target in targets:
+            if module == "s2sad" or _layer(target) >= _layer(module):
+                continue
+            upward.append(f"{module} imports {target}")
+    assert upward == []
+
+
+def test_no_private_name_is_imported_from_another_module():
+    found = []
+    for module, path in MODULES.items():
+        for target, name in _imports(module, path):
+            if name and name.startswith("_") and not name.startswith("__") \
+                    and f"{target}.{name}" not in MODULES:
+                found.append(f"{module}: from {target} import {name}")
+    assert found == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_module_size_and_docstring(module):
+    text = open(MODULES[module]).read()
+    assert text.count("\n") <= MAX_LINES, f"{module} has over {MAX_LINES} lines: split it"
+    assert ast.get_docstring(ast.parse(text)), f"{module} says nothing about what it holds"

@@ -1,0 +1,257 @@
+"""Python and Numba agree on the helpers of shapes and indexing (runtime/shape.py, indexing.py),
+each defined once (runtime/dispatch.py).
+
+Every form Numba compiles gives, compiled, the numbers Python gives, and the same kind of result
+(a Python float, or a float64 array of the same shape, or a tuple of those); the forms Numba
+declines (an `axis` where Numba's primal has none, order 'F', a list, a mode other than 'raise')
+still run as Python. The building blocks Numba compiles as loops (`compiled_as`) agree with the
+NumPy code Python runs for them. Whether the numbers are right is tests/test_templates.py's part
+(finite differences, JIT on and off).
+"""
+import numba
+import numpy as np
+import pytest
+from numba.core.errors import TypingError
+
+from s2sad.runtime import dispatch, indexing, rt, shape
+
+dispatch.install()   # the helpers' Numba side
+
+R, B = (3, 4), (2, 3, 4)
+
+
+def _of(function):
+    """An input computed from the inputs before it (e.g. the adjoint g, shaped like a result)."""
+    return lambda rng, values: function(**values)
+
+
+def like(function):
+    """An adjoint shaped like function(**inputs before it): random values."""
+    return lambda rng, values: _random_like(rng, function(**values))
+
+
+def _random_like(rng, result):
+    if isinstance(result, (tuple, list)):
+        return tuple(_random_like(rng, r) for r in result)
+    if np.ndim(result) == 0 and not isinstance(result, np.ndarray):
+        return float(rng.uniform(0.5, 1.5))
+    return rng.uniform(0.5, 1.5, np.shape(result))
+
+
+def _make(rng, spec, values):
+    """None: a Python float; a shape: a float64 array (() a 0-d one); "F"/"int" with a shape:
+    that layout or dtype; a callable: computed (see _of, like); anything else: itself."""
+    if spec is None:
+        return float(rng.uniform(0.5, 1.5))
+    if callable(spec):
+        return spec(rng, values)
+    if isinstance(spec, tuple) and spec and spec[0] in ("F", "int"):
+        x = rng.uniform(0.5, 1.5, spec[1:])
+        return np.asfortranarray(x) if spec[0] == "F" else (10 * x).astype(np.int64)
+    if isinstance(spec, tuple):
+        return rng.uniform(0.5, 1.5, spec)
+    return spec
+
+
+def _function(call, names):
+    scope = {"rt": rt, "np": np}
+    exec(f"def helper({', '.join(names)}):\n    return {call}\n", scope)
+    return scope["helper"]
+
+
+def _inputs(inputs, seed):
+    rng = np.random.default_rng(seed)
+    values = {}
+    for name, spec in inputs.items():
+        values[name] = _make(rng, spec, values)
+    return values
+
+
+def _label(spec):
+    if isinstance(spec, np.ndarray):
+        return f"array{list(spec.shape)}"
+    return getattr(spec, "__name__", spec)
+
+
+def case(call, **inputs):
+    return pytest.param(call, inputs, id=call.replace("rt.", "") + str(
+        [_label(spec) for spec in inputs.values()]))
+
+
+def _kind(x):
+    if isinstance(x, tuple):
+        return tuple(map(_kind, x))
+    if isinstance(x, np.ndarray):
+        return ("array", x.dtype, x.shape)
+    return type(x)
+
+
+def _leaves(x):
+    if isinstance(x, tuple):
+        return [leaf for part in x for leaf in _leaves(part)]
+    return [x]
+
+
+I4 = np.array([0, 2, 2, -1])          # repeated and negative indices
+I22 = np.array([[0, 1], [1, 1]])
+
+COMPILED = [   # each form each dispatch gives Numba, once (layouts and dtypes spread over them)
+    # ---- reshaping and conversions
+    case("rt.reshape_like(g, a)", g=("F", 4, 3), a=R),
+    case("rt.reshape_like(g, a)", g=None, a=None),
+    case("rt.reshape_like(g, a)", g=(1,), a=None),
+    case("rt.reshape_like(g, a)", g=None, a=(1, 1)),
+    case("rt.reshape_like(g, a)", g=(), a=(1,)),
+    case("rt.reshape_grad(g, a, 'C')", g=("int", 6), a=(2, 3)),
+    case("rt.array_grad(g, ((x, y), (y, 1.0)))", x=None, y=None, g=(2, 2)),
+    case("rt.array_grad(g, a)", a=("int", 3), g=(3,)),
+    case("rt.atleast_grads(g, (x,))", x=(3,), g=(1, 3)),
+    case("rt.atleast_grads(g, (x, y))", x=None, y=R, g=like(lambda x, y: np.atleast_2d(x, y))),
+    case("rt.atleast_tangents((t,), z)", t=None, z=(1,)),
+    case("rt.atleast_tangents((t, u), (z, w))", t=(3,), u=R, z=(1, 3), w=R),
+    case("rt.transpose_grad(g, a, None)", a=B, g=("F", 4, 3, 2)),
+    case("rt.transpose_grad(g, a, None)", a=(), g=()),
+    case("rt.transpose_grad(g, a, (-1, 0, 1))", a=B, g=(4, 2, 3)),
+    case("rt.transpose_grad(g, a, None)", a=None, g=None),
+    # ---- joining and splitting
+    case("rt.concatenate_grads(g, (x, y, x), -1)", x=(2, 3), y=(2, 1), g=("F", 2, 7)),
+    case("rt.stack_grads(g, (x, y), 1)", x=R, y=None, g=(3, 2, 4)),
+    case("rt.hstack_grads(g, (x, y))", x=None, y=(2,), g=(3,)),
+    case("rt.hstack_grads(g, (x, y))", x=R, y=(3, 2), g=(3, 6)),
+    case("rt.vstack_grads(g, (x, y))", x=R, y=(4,), g=(4, 4)),
+    case("rt.column_stack_grads(g, (x, y))", x=R, y=(3,), g=(3, 5)),
+    case("rt.dstack_grads(g, (x, y))", x=(1, 3), y=(3,), g=(1, 3, 2)),
+    case("rt.split_grad((p, q, r), a, 1)", a=(2, 6), p=(2, 2), q=("F", 2, 2), r=(2, 2)),
+    *[case(f"(rt.append_grad_arr(g, arr, values, {axis}), "
+           f"rt.append_grad_values(g, arr, values, {axis}))", arr=sa, values=sv,
+           g=like(lambda arr, values, _axis=axis: np.append(arr, values, _axis)))
+      for sa, sv, axis in [(R, None, None), (None, (2,), None), (("F",) + R, (3, 2), -1)]],
+    # ---- repeating and reordering
+    case("rt.repeat_grad(g, a, 3, None)", a=R, g=("F", 12, 3)),
+    case("rt.repeat_grad(g, a, 2, None)", a=None, g=(2,)),
+    case("rt.flip_grad(g, None)", g=("int", 3, 4)),
+    case("rt.flip_grad(g, None)", g=()),
+    case("rt.roll_grad(g, -1, None)", g=R),
+    case("rt.repeat(a, 3)", a=("int", 4)),
+    case("rt.roll(a, 2, None)", a=("F",) + R),
+    # ---- diagonals and indexing
+    case("rt.diag_grad(g, v, -2)", v=(3,), g=like(lambda v: np.diag(v, -2))),
+    case("rt.diag_grad(g, v, 1)", v=R, g=like(lambda v: np.diag(v, 1))),
+    case("rt.take_grad(g, a, -2, None, 'raise')", a=("F",) + R, g=()),
+    case("rt.take_grad(g, a, i, None, 'raise')", a=R, i=I22, g=(2, 2)),
+    case("rt.take_grad(g, a, i, -1, 'raise')", a=B, i=I4, g=(2, 3, 4)),
+    case("rt.take(a, 3, None, 'raise')", a=R),
+    case("rt.take(a, i)", a=("int",) + R, i=I22),
+    case("rt.take(a, i, 1, 'raise')", a=R, i=np.array([0, 2, 2])),
+    case("rt.take_along_axis_grad(g, a, i, -1)", a=(2, 1, 3),   # a size-1 axis broadcast
+         i=np.array([[[0, 2], [1, 1], [-1, 0], [2, 2]]] * 2), g=("F", 2, 4, 2)),
+    case("rt.delete_grad(g, a, 1, None)", a=(4,), g=(3,)),
+    case("rt.delete_grad(g, a, [0, -1], None)", a=R, g=(10,)),
+    case("rt.delete(a, i)", a=("int",) + R, i=np.array([0, 2])),
+    case("rt.sort_grad(g, a, 0)", a=("F",) + R, g=R),
+    case("rt.sort_grad(g, a, None)", a=np.array([[2.0, 1.0, 2.0], [1.0, 3.0, 1.0]]),   # ties
+         g=(6,)),
+    case("rt.sort_permute(t, a, 1)", t=("int",) + R, a=np.array([[1.0, 0.0, 1.0, 0.5]] * 3)),
+]
+
+
+@pytest.mark.parametrize("call, inputs", COMPILED)
+def test_numba_gives_pythons_result(call, inputs):
+    values = _inputs(inputs, seed=len(call))
+    helper = _function(call, list(values))
+    expected = helper(*values.values())
+    compiled = numba.njit(helper)(*values.values())
+    assert _kind(compiled) == _kind(expected)
+    for got, want in zip(_leaves(compiled), _leaves(expected)):
+        if isinstance(want, np.ndarray):
+            assert want.dtype == np.float64
+        else:
+            assert type(want) is float
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+DECLINED = [
+    case("rt.reshape_grad(g, a, 'A')", g=(12,), a=("F",) + R),
+    case("rt.array_grad(g, [x, y])", x=None, y=None, g=(2,)),
+    case("rt.transpose_grad(g, a, [1, 0, 2])", a=B, g=(3, 2, 4)),
+    case("rt.concatenate_grads(g, (x, y), None)", x=R, y=(3,), g=(15,)),
+    case("rt.append_grad_values(g, [1.0, 2.0], v, None)", v=(3,), g=(5,)),
+    case("rt.tile_grad(g, a, 2)", a=R, g=(3, 8)),
+    case("rt.repeat_grad(g, a, r, 0)", a=R, r=np.array([1, 0, 2]), g=(3, 4)),
+    case("rt.flip_grad(g, 1)", g=R),
+    case("rt.roll(a, 1, 1)", a=R),
+    case("rt.diagonal_grad(g, a, 1, 0, 1)", a=R, g=(3,)),
+    case("rt.take_grad(g, a, [4, -5], None, 'wrap')", a=(4,), g=(2,)),
+    case("rt.take(a, i, 1, 'clip')", a=R, i=np.array([0, 5])),
+    case("rt.take_along_axis_grad(g, a, i, None)", a=R, i=np.array([3, 3, 0]), g=(3,)),
+    case("rt.delete_grad(g, a, 1, 1)", a=R, g=(3, 3)),
+    case("rt.sort_permute(t, a, 0)", t=R, a=R),
+    case("rt.pad_values_grad(g, a, 1, 0.0)", a=R, g=(5, 6)),
+]
+
+
+@pytest.mark.parametrize("call, inputs", DECLINED)
+def test_forms_numba_declines_run_as_python(call, inputs):
+    values = _inputs(inputs, seed=len(call))
+    helper = _function(call, list(values))
+    result = helper(*values.values())
+    assert all(isinstance(leaf, (float, np.ndarray)) for leaf in _leaves(result))
+    with pytest.raises(TypingError):
+        numba.njit(helper)(*values.values())
+
+
+# ---- the building blocks Numba compiles as loops and Python runs as NumPy calls --------------
+
+RNG = np.random.default_rng(3)
+
+PAIRS = {
+    "copies_summed": (shape.copies_summed, lambda: (RNG.uniform(size=(2, 6)), 4, 3)),
+    "copies_summed none": (shape.copies_summed, lambda: (np.zeros(0), 3, 0)),
+    "scatter_lines": (indexing.scatter_lines,
+                      lambda: (np.zeros((2, 4, 3)), np.array([0, 3, 3, -1]),
+                               RNG.uniform(size=(2, 4, 3)), "raise")),
+    "scatter_lines wrap": (indexing.scatter_lines,
+                           lambda: (np.zeros((1, 4, 1)), np.array([5, -6, 2]),
+                                    RNG.uniform(size=(1, 3, 1)), "wrap")),
+    "scatter_lines clip": (indexing.scatter_lines,
+                           lambda: (np.zeros((3, 4, 2)), np.array([-2, 9]),
+                                    RNG.uniform(size=(3, 2, 2)), "clip")),
+    "scatter_along_axis": (indexing.scatter_along_axis,
+                           lambda: (np.zeros((3, 4)), np.array([[0, 2], [1, 1], [3, -4]]),
+                                    RNG.uniform(size=(3, 2)), 1)),
+    "scatter_along_axis broadcast": (indexing.scatter_along_axis,
+                                     lambda: (np.zeros((2, 1, 3)), np.array([[[0, 0, 2]]]),
+                                              RNG.uniform(size=(2, 1, 3)), 2)),
+    "sort_scatter": (indexing.sort_scatter,
+                     lambda: (RNG.uniform(size=(2, 3, 4)),
+                              np.round(RNG.uniform(size=(2, 3, 4)), 1), 1)),
+    "sorted_like": (indexing.sorted_like,
+                    lambda: (RNG.uniform(size=(3, 5)), np.round(RNG.uniform(size=(3, 5)), 1))),
+}
+
+
+def _run(func, args):
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    out = func(*args)
+    return args[0] if out is None else out   # the scatters add into their first argument
+
+
+def test_every_loop_of_these_modules_has_a_case():
+    mine = {func for func, _ in dispatch.compiled_pairs()
+            if func.__module__ in (shape.__name__, indexing.__name__)}
+    assert mine == {func for func, _ in PAIRS.values()}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_loops_agree_with_numpy(name):
+    func, make = PAIRS[name]
+    args = make()
+    loop = dict(dispatch.compiled_pairs())[func]
+    arguments = ", ".join(f"a{k}" for k in range(len(args)))
+    scope = {"func": func}
+    exec(f"def call({arguments}):\n    return func({arguments})\n", scope)
+    numpy_form = _run(func, args)
+    assert isinstance(numpy_form, np.ndarray) and numpy_form.dtype == np.float64
+    for other in (_run(loop, args), _run(numba.njit(scope["call"]), args)):
+        assert np.shape(other) == np.shape(numpy_form)
+        np.testing.assert_allclose(other, numpy_form, rtol=1e-13, atol=1e-14)
