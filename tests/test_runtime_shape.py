@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
-from s2sad.runtime import dispatch, indexing, rt, shape
+from s2sad.runtime import dispatch, rt
 
 dispatch.install()   # the helpers' Numba side
 
@@ -198,60 +198,3 @@ def test_forms_numba_declines_run_as_python(call, inputs):
     assert all(isinstance(leaf, (float, np.ndarray)) for leaf in _leaves(result))
     with pytest.raises(TypingError):
         numba.njit(helper)(*values.values())
-
-
-# ---- the building blocks Numba compiles as loops and Python runs as NumPy calls --------------
-
-RNG = np.random.default_rng(3)
-
-PAIRS = {
-    "copies_summed": (shape.copies_summed, lambda: (RNG.uniform(size=(2, 6)), 4, 3)),
-    "copies_summed none": (shape.copies_summed, lambda: (np.zeros(0), 3, 0)),
-    "scatter_lines": (indexing.scatter_lines,
-                      lambda: (np.zeros((2, 4, 3)), np.array([0, 3, 3, -1]),
-                               RNG.uniform(size=(2, 4, 3)), "raise")),
-    "scatter_lines wrap": (indexing.scatter_lines,
-                           lambda: (np.zeros((1, 4, 1)), np.array([5, -6, 2]),
-                                    RNG.uniform(size=(1, 3, 1)), "wrap")),
-    "scatter_lines clip": (indexing.scatter_lines,
-                           lambda: (np.zeros((3, 4, 2)), np.array([-2, 9]),
-                                    RNG.uniform(size=(3, 2, 2)), "clip")),
-    "scatter_along_axis": (indexing.scatter_along_axis,
-                           lambda: (np.zeros((3, 4)), np.array([[0, 2], [1, 1], [3, -4]]),
-                                    RNG.uniform(size=(3, 2)), 1)),
-    "scatter_along_axis broadcast": (indexing.scatter_along_axis,
-                                     lambda: (np.zeros((2, 1, 3)), np.array([[[0, 0, 2]]]),
-                                              RNG.uniform(size=(2, 1, 3)), 2)),
-    "sort_scatter": (indexing.sort_scatter,
-                     lambda: (RNG.uniform(size=(2, 3, 4)),
-                              np.round(RNG.uniform(size=(2, 3, 4)), 1), 1)),
-    "sorted_like": (indexing.sorted_like,
-                    lambda: (RNG.uniform(size=(3, 5)), np.round(RNG.uniform(size=(3, 5)), 1))),
-}
-
-
-def _run(func, args):
-    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    out = func(*args)
-    return args[0] if out is None else out   # the scatters add into their first argument
-
-
-def test_every_loop_of_these_modules_has_a_case():
-    mine = {func for func, _ in dispatch.compiled_pairs()
-            if func.__module__ in (shape.__name__, indexing.__name__)}
-    assert mine == {func for func, _ in PAIRS.values()}
-
-
-@pytest.mark.parametrize("name", sorted(PAIRS))
-def test_loops_agree_with_numpy(name):
-    func, make = PAIRS[name]
-    args = make()
-    loop = dict(dispatch.compiled_pairs())[func]
-    arguments = ", ".join(f"a{k}" for k in range(len(args)))
-    scope = {"func": func}
-    exec(f"def call({arguments}):\n    return func({arguments})\n", scope)
-    numpy_form = _run(func, args)
-    assert isinstance(numpy_form, np.ndarray) and numpy_form.dtype == np.float64
-    for other in (_run(loop, args), _run(numba.njit(scope["call"]), args)):
-        assert np.shape(other) == np.shape(numpy_form)
-        np.testing.assert_allclose(other, numpy_form, rtol=1e-13, atol=1e-14)
