@@ -4,8 +4,8 @@ each defined once (runtime/dispatch.py).
 Every form Numba compiles gives, compiled, the numbers Python gives, and the same kind of result
 (a Python float, or a float64 array of the same shape, or a tuple of those); the forms Numba
 declines (an `axis` where Numba's primal has none, order 'F', a list, a mode other than 'raise')
-still run as Python. The building blocks Numba compiles as loops (`compiled_as`) agree with the
-NumPy code Python runs for them. Whether the numbers are right is tests/test_templates.py's part
+still run as Python (the loops behind `compiled_as` are checked in test_runtime_twins.py).
+Whether the numbers are right is tests/test_templates.py's part
 (finite differences, JIT on and off).
 """
 import numba
