@@ -6,16 +6,9 @@ Every form Numba compiles gives, compiled, the numbers Python gives, and the sam
 stacked matrices, ...) still run as Python. Whether the numbers are right is tests/
 test_templates.py's part (finite differences, JIT on and off).
 """
-import numba
 import numpy as np
 import pytest
-from numba.core.errors import TypingError
-
-from s2sad.runtime import dispatch, rt
-
-dispatch.install()   # the helpers' Numba side
-
-R, B = (3, 4), (2, 3, 4)
+from runtime_forms import B, R, case, check_compiled_agrees, of, python_result_of_declined
 
 
 def _with(shape, value, cells):
@@ -25,11 +18,6 @@ def _with(shape, value, cells):
             x[cell] = value
         return x
     return make
-
-
-def _of(function):
-    """An input computed from the inputs before it, e.g. z = np.max(a)."""
-    return lambda rng, values: function(**values)
 
 
 def _spd(n):
@@ -43,50 +31,8 @@ def _square(n):
     return lambda rng, _: rng.uniform(-1.0, 1.0, (n, n)) + 3.0 * np.eye(n)
 
 
-def _make(rng, spec, values):
-    """None: a Python float; a shape: a float64 array (() a 0-d one); "F"/"int" with a shape:
-    that layout or dtype; a callable: computed (see _of); anything else: itself."""
-    if spec is None:
-        return float(rng.uniform(0.5, 1.5))
-    if callable(spec):
-        return spec(rng, values)
-    if isinstance(spec, tuple) and spec and spec[0] in ("F", "int"):
-        x = rng.uniform(0.5, 1.5, spec[1:])
-        return np.asfortranarray(x) if spec[0] == "F" else (10 * x).astype(np.int64)
-    if isinstance(spec, tuple):
-        return rng.uniform(0.5, 1.5, spec)
-    return spec
-
-
-def _function(call, names):
-    scope = {"rt": rt, "np": np}
-    exec(f"def helper({', '.join(names)}):\n    return {call}\n", scope)
-    return scope["helper"]
-
-
-def _inputs(inputs, seed):
-    rng = np.random.default_rng(seed)
-    values = {}
-    for name, spec in inputs.items():
-        values[name] = _make(rng, spec, values)
-    return values
-
-
-def case(call, **inputs):
-    return pytest.param(call, inputs, id=call.replace("rt.", "") + str(
-        [getattr(spec, "__name__", spec) for spec in inputs.values()]))
-
-
-def _kind(x):
-    if isinstance(x, tuple):
-        return tuple(map(_kind, x))
-    if isinstance(x, np.ndarray):
-        return ("array", x.dtype, x.shape)
-    return type(x)
-
-
-def z_of(function):
-    return _of(lambda a, **_: function(a))
+def zof(function):
+    return of(lambda a, **_: function(a))
 
 
 COMPILED = [
@@ -98,17 +44,17 @@ COMPILED = [
     case("rt.prod_grad(g, a, None)", g=None, a=("int",) + R),
     case("rt.prod_grad(g, a, None)", g=None, a=None),
     case("rt.extremum_grad(g, a, z, None)", g=None, a=_with(R, 2.0, [(0, 1), (2, 3)]),
-         z=z_of(np.max)),
-    case("rt.extremum_grad(g, a, z, None)", g=(), a=(5,), z=z_of(np.min)),
+         z=zof(np.max)),
+    case("rt.extremum_grad(g, a, z, None)", g=(), a=(5,), z=zof(np.min)),
     case("rt.extremum_grad(g, a, z, None)", g=None, a=_with(R, np.nan, [(0, 1)]),
-         z=z_of(np.nanmax)),
-    case("rt.extremum_grad(g, a, z, None)", g=None, a=None, z=z_of(float)),
+         z=zof(np.nanmax)),
+    case("rt.extremum_grad(g, a, z, None)", g=None, a=None, z=zof(float)),
     case("rt.ptp_grad(g, a, None)", g=None, a=_with(R, 2.0, [(0, 1), (2, 3)])),
     case("rt.ptp_grad(g, a, None)", g=None, a=None),
     case("rt.var_grad(g, a, None, 0)", g=None, a=R),
     case("rt.var_grad(g, a, None, 1)", g=(), a=(5,)),
     case("rt.var_grad(g, a, None, 0)", g=None, a=None),
-    case("rt.std_grad(g, a, z, None, 0)", g=None, a=R, z=z_of(np.std)),
+    case("rt.std_grad(g, a, z, None, 0)", g=None, a=R, z=zof(np.std)),
     case("rt.std_grad(g, a, z, None, 1)", g=None, a=np.ones(R), z=0.0),
     case("rt.std_grad(g, a, z, None, 0)", g=None, a=None, z=0.0),
     case("rt.cumsum_grad(g, a, None)", g=(5,), a=(5,)),
@@ -122,21 +68,21 @@ COMPILED = [
     case("rt.cumprod_grad(g, a, None)", g=(5,), a=_with((5,), 0.0, [2])),
     case("rt.cumprod_grad(g, a, None)", g=(12,), a=R),
     case("rt.norm_grad(g, x, z, None, None, False)", g=None, x=R,
-         z=_of(lambda x, **_: np.linalg.norm(x))),
-    case("rt.norm_grad(g, x, z)", g=(), x=(5,), z=_of(lambda x, **_: np.linalg.norm(x))),
+         z=of(lambda x, **_: np.linalg.norm(x))),
+    case("rt.norm_grad(g, x, z)", g=(), x=(5,), z=of(lambda x, **_: np.linalg.norm(x))),
     case("rt.norm_grad(g, x, z, None, None, False)", g=None, x=np.zeros(R), z=0.0),
     *[case(f"rt.norm_grad(g, x, z, {ord}, None, False)", g=None, x=(5,),
-           z=_of(lambda x, _ord=ord, **_: np.linalg.norm(x, eval(_ord, {"np": np}))))
+           z=of(lambda x, _ord=ord, **_: np.linalg.norm(x, eval(_ord, {"np": np}))))
       for ord in ["2", "1", "np.inf", "-np.inf", "3", "0.5", "0"]],
     *[case(f"rt.norm_grad(g, x, z, {ord}, None, False)", g=None, x=R,
-           z=_of(lambda x, _ord=ord, **_: np.linalg.norm(x, eval(_ord, {"np": np}))))
+           z=of(lambda x, _ord=ord, **_: np.linalg.norm(x, eval(_ord, {"np": np}))))
       for ord in ["2", "-2", "1", "-1", "np.inf", "-np.inf"]],
-    case("rt.average_grad_a(g, a, z, None, None, False)", g=None, a=R, z=z_of(np.average)),
-    case("rt.average_grad_a(g, a, z)", g=None, a=None, z=z_of(float)),
+    case("rt.average_grad_a(g, a, z, None, None, False)", g=None, a=R, z=zof(np.average)),
+    case("rt.average_grad_a(g, a, z)", g=None, a=None, z=zof(float)),
     case("rt.average_grad_a(g, a, z, None, w, False)", g=None, a=(5,), w=(5,),
-         z=_of(lambda a, w, **_: np.average(a, weights=w))),
+         z=of(lambda a, w, **_: np.average(a, weights=w))),
     case("rt.average_grad_weights(g, a, z, None, w, False)", g=None, a=R, w=R,
-         z=_of(lambda a, w, **_: np.average(a, weights=w))),
+         z=of(lambda a, w, **_: np.average(a, weights=w))),
     case("rt.nansum_grad(g, a, None)", g=None, a=_with(R, np.nan, [(0, 1), (2, 2)])),
     case("rt.nansum_grad(g, a, None)", g=None, a=np.nan),
     case("rt.nanmean_grad(g, a, None)", g=(), a=_with(R, np.nan, [(0, 1), (2, 2)])),
@@ -145,8 +91,8 @@ COMPILED = [
     case("rt.median_grad(g, a, None)", g=None, a=("F",) + R),
     case("rt.median_grad(g, a, None)", g=None, a=None),
     # ---- their tangents
-    case("rt.extremum_mask(a, z, None)", a=_with(R, 2.0, [(0, 1), (2, 3)]), z=z_of(np.max)),
-    case("rt.extremum_mask(a, z, None)", a=None, z=z_of(float)),
+    case("rt.extremum_mask(a, z, None)", a=_with(R, 2.0, [(0, 1), (2, 3)]), z=zof(np.max)),
+    case("rt.extremum_mask(a, z, None)", a=None, z=zof(float)),
     case("rt.ptp_mask(a, None)", a=R),
     case("rt.median_mask(a, None)", a=R),
     case("rt.prod_tangent(t, a, None, False)", t=R, a=_with(R, 0.0, [(1, 2)])),
@@ -154,28 +100,28 @@ COMPILED = [
     case("rt.prod_tangent(t, a, None, False)", t=None, a=None),
     case("rt.cumprod_tangent(t, a, None)", t=R, a=_with(R, 0.0, [(1, 2)])),
     case("rt.norm_tangent(t, x, z, 3, None, False)", t=(5,), x=(5,),
-         z=_of(lambda x, **_: np.linalg.norm(x, 3))),
+         z=of(lambda x, **_: np.linalg.norm(x, 3))),
     case("rt.norm_tangent(t, x, z, 2, None, False)", t=R, x=R,
-         z=_of(lambda x, **_: np.linalg.norm(x, 2))),
-    case("rt.norm_tangent(t, x, z)", t=R, x=R, z=_of(lambda x, **_: np.linalg.norm(x))),
+         z=of(lambda x, **_: np.linalg.norm(x, 2))),
+    case("rt.norm_tangent(t, x, z)", t=R, x=R, z=of(lambda x, **_: np.linalg.norm(x))),
     case("rt.average_tangent(ta, 0.0, a, None, z, None, False, False)", ta=R, a=R,
-         z=z_of(np.average)),
+         z=zof(np.average)),
     case("rt.average_tangent(ta, tw, a, w, z, None, False, False)", ta=R, tw=R, a=R, w=R,
-         z=_of(lambda a, w, **_: np.average(a, weights=w))),
+         z=of(lambda a, w, **_: np.average(a, weights=w))),
     case("rt.average_tangent(ta, 0.0, a, None, z, None, False, False)", ta=None, a=None,
-         z=z_of(float)),
+         z=zof(float)),
     # ---- products
     case("rt.vdot_grad(g, b, a)", g=None, a=(4,), b=(4,)),
     case("rt.vdot_grad(g, b, a)", g=None, a=(2, 3), b=("int", 6)),
     *[case("(rt.outer_grad_a(g, a, b), rt.outer_grad_b(g, a, b))", a=sa, b=sb,
-           g=_of(lambda a, b: np.outer(a, b) + 0.5))
+           g=of(lambda a, b: np.outer(a, b) + 0.5))
       for sa, sb in [((3,), (4,)), ((2, 3), (4,)), ((3,), ("F", 2, 2)), (None, (3,)),
                      ((2, 2), None)]],
     *[case("(rt.kron_grad_a(g, a, b), rt.kron_grad_b(g, a, b))", a=sa, b=sb,
-           g=_of(lambda a, b: np.kron(a, b) + 0.5))
+           g=of(lambda a, b: np.kron(a, b) + 0.5))
       for sa, sb in [((2, 3), (2, 2)), ((2,), (3,)), ((2,), (3, 2)), (None, (3,)),
                      ((2, 2), None), (("F", 3, 2), (2,))]],
-    *[case(call, a=sa, b=sb, g=_of(lambda a, b: np.cross(a, b) + 0.5))
+    *[case(call, a=sa, b=sb, g=of(lambda a, b: np.cross(a, b) + 0.5))
       for call in ["(rt.cross_grad_a(g, a, b), rt.cross_grad_b(g, a, b))",
                    "(rt.cross_grad_a(g, a, b, -1, -1, -1, None), "
                    "rt.cross_grad_b(g, a, b, -1, -1, -1, None))"]
@@ -189,14 +135,14 @@ COMPILED = [
     case("rt.trace(a, 1, 0, 1)", a=R),
     case("rt.trace(a, 0, -2, -1)", a=(3, 3)),
     # ---- square matrices
-    case("rt.inv_grad(g, z)", g=(3, 3), z=_of(lambda g: np.linalg.inv(g + 3.0 * np.eye(3)))),
+    case("rt.inv_grad(g, z)", g=(3, 3), z=of(lambda g: np.linalg.inv(g + 3.0 * np.eye(3)))),
     case("(rt.solve_grad_a(g, a, b, z), rt.solve_grad_b(g, a, b))", a=_square(3), b=(3,),
-         z=_of(lambda a, b: np.linalg.solve(a, b)), g=(3,)),
+         z=of(lambda a, b: np.linalg.solve(a, b)), g=(3,)),
     case("(rt.solve_grad_a(g, a, b, z), rt.solve_grad_b(g, a, b))", a=_square(3), b=(3, 2),
-         z=_of(lambda a, b: np.linalg.solve(a, b)), g=(3, 2)),
+         z=of(lambda a, b: np.linalg.solve(a, b)), g=(3, 2)),
     case("rt.logdet_grad(g, a)", g=None, a=_square(3)),
     *[case(f"rt.cholesky_grad(g, factor, {upper})", g=(3, 3),
-           factor=_of(lambda g, _upper=upper: np.linalg.cholesky(_spd(3)(
+           factor=of(lambda g, _upper=upper: np.linalg.cholesky(_spd(3)(
                np.random.default_rng(1), None), upper=_upper)))
       for upper in [False, True]],
     case("rt.cholesky_grad(g, factor)", g=(1, 1), factor=_spd(1)),
@@ -211,31 +157,21 @@ COMPILED = [
 
 @pytest.mark.parametrize("call, inputs", COMPILED)
 def test_numba_gives_pythons_result(call, inputs):
-    values = _inputs(inputs, seed=len(call))
-    helper = _function(call, list(values))
-    expected = helper(*values.values())
-    compiled = numba.njit(helper)(*values.values())
-    assert _kind(compiled) == _kind(expected)
-    for got, want in zip(*(x if isinstance(x, tuple) else (x,) for x in (compiled, expected))):
-        if isinstance(want, np.ndarray):
-            assert want.dtype == np.float64
-        else:
-            assert type(want) is float
-        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    check_compiled_agrees(call, inputs, rtol=1e-10, atol=1e-12)
 
 
 DECLINED = [
     case("rt.prod_grad(g, a, 0)", g=(4,), a=R),
-    case("rt.extremum_grad(g, a, z, 1)", g=(3,), a=R, z=_of(lambda g, a: np.max(a, axis=1))),
+    case("rt.extremum_grad(g, a, z, 1)", g=(3,), a=R, z=of(lambda g, a: np.max(a, axis=1))),
     case("rt.cumprod_grad(g, a, None)", g=(1,), a=None),
     case("rt.norm_grad(g, x, z, 'fro', None, False)", g=None, x=R,
-         z=_of(lambda g, x: np.linalg.norm(x))),
+         z=of(lambda g, x: np.linalg.norm(x))),
     case("rt.prod_tangent(t, a, None, True)", t=R, a=R),
     case("rt.average_tangent(ta, 0.0, a, None, z, 1, False, False)", ta=R, a=R,
-         z=_of(lambda ta, a: np.average(a, 1))),
+         z=of(lambda ta, a: np.average(a, 1))),
     case("rt.inv_grad(g, z)", g=(2, 3, 3), z=(2, 3, 3)),
     case("rt.cross_grad_a(g, a, b, 0, -1, 0, None)", a=(3, 2), b=(2, 3),
-         g=_of(lambda a, b: np.cross(a, b, 0, -1, 0))),
+         g=of(lambda a, b: np.cross(a, b, 0, -1, 0))),
     case("rt.trace(a, 0, -2, -1)", a=(2, 3, 3)),
     case("rt.cholesky_mask(factor)", factor=(2, 3, 3)),
 ]
@@ -243,9 +179,5 @@ DECLINED = [
 
 @pytest.mark.parametrize("call, inputs", DECLINED)
 def test_forms_numba_declines_run_as_python(call, inputs):
-    values = _inputs(inputs, seed=len(call))
-    helper = _function(call, list(values))
-    result = helper(*values.values())
+    result = python_result_of_declined(call, inputs)
     assert isinstance(result, (float, np.ndarray))
-    with pytest.raises(TypingError):
-        numba.njit(helper)(*values.values())

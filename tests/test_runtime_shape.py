@@ -8,21 +8,9 @@ still run as Python (the loops behind `compiled_as` are checked in test_runtime_
 Whether the numbers are right is tests/test_templates.py's part
 (finite differences, JIT on and off).
 """
-import numba
 import numpy as np
 import pytest
-from numba.core.errors import TypingError
-
-from s2sad.runtime import dispatch, rt
-
-dispatch.install()   # the helpers' Numba side
-
-R, B = (3, 4), (2, 3, 4)
-
-
-def _of(function):
-    """An input computed from the inputs before it (e.g. the adjoint g, shaped like a result)."""
-    return lambda rng, values: function(**values)
+from runtime_forms import B, R, case, check_compiled_agrees, leaves, python_result_of_declined
 
 
 def like(function):
@@ -36,60 +24,6 @@ def _random_like(rng, result):
     if np.ndim(result) == 0 and not isinstance(result, np.ndarray):
         return float(rng.uniform(0.5, 1.5))
     return rng.uniform(0.5, 1.5, np.shape(result))
-
-
-def _make(rng, spec, values):
-    """None: a Python float; a shape: a float64 array (() a 0-d one); "F"/"int" with a shape:
-    that layout or dtype; a callable: computed (see _of, like); anything else: itself."""
-    if spec is None:
-        return float(rng.uniform(0.5, 1.5))
-    if callable(spec):
-        return spec(rng, values)
-    if isinstance(spec, tuple) and spec and spec[0] in ("F", "int"):
-        x = rng.uniform(0.5, 1.5, spec[1:])
-        return np.asfortranarray(x) if spec[0] == "F" else (10 * x).astype(np.int64)
-    if isinstance(spec, tuple):
-        return rng.uniform(0.5, 1.5, spec)
-    return spec
-
-
-def _function(call, names):
-    scope = {"rt": rt, "np": np}
-    exec(f"def helper({', '.join(names)}):\n    return {call}\n", scope)
-    return scope["helper"]
-
-
-def _inputs(inputs, seed):
-    rng = np.random.default_rng(seed)
-    values = {}
-    for name, spec in inputs.items():
-        values[name] = _make(rng, spec, values)
-    return values
-
-
-def _label(spec):
-    if isinstance(spec, np.ndarray):
-        return f"array{list(spec.shape)}"
-    return getattr(spec, "__name__", spec)
-
-
-def case(call, **inputs):
-    return pytest.param(call, inputs, id=call.replace("rt.", "") + str(
-        [_label(spec) for spec in inputs.values()]))
-
-
-def _kind(x):
-    if isinstance(x, tuple):
-        return tuple(map(_kind, x))
-    if isinstance(x, np.ndarray):
-        return ("array", x.dtype, x.shape)
-    return type(x)
-
-
-def _leaves(x):
-    if isinstance(x, tuple):
-        return [leaf for part in x for leaf in _leaves(part)]
-    return [x]
 
 
 I4 = np.array([0, 2, 2, -1])          # repeated and negative indices
@@ -157,17 +91,7 @@ COMPILED = [   # each form each dispatch gives Numba, once (layouts and dtypes s
 
 @pytest.mark.parametrize("call, inputs", COMPILED)
 def test_numba_gives_pythons_result(call, inputs):
-    values = _inputs(inputs, seed=len(call))
-    helper = _function(call, list(values))
-    expected = helper(*values.values())
-    compiled = numba.njit(helper)(*values.values())
-    assert _kind(compiled) == _kind(expected)
-    for got, want in zip(_leaves(compiled), _leaves(expected)):
-        if isinstance(want, np.ndarray):
-            assert want.dtype == np.float64
-        else:
-            assert type(want) is float
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    check_compiled_agrees(call, inputs, rtol=1e-12, atol=1e-14)
 
 
 DECLINED = [
@@ -192,9 +116,5 @@ DECLINED = [
 
 @pytest.mark.parametrize("call, inputs", DECLINED)
 def test_forms_numba_declines_run_as_python(call, inputs):
-    values = _inputs(inputs, seed=len(call))
-    helper = _function(call, list(values))
-    result = helper(*values.values())
-    assert all(isinstance(leaf, (float, np.ndarray)) for leaf in _leaves(result))
-    with pytest.raises(TypingError):
-        numba.njit(helper)(*values.values())
+    result = python_result_of_declined(call, inputs)
+    assert all(isinstance(leaf, (float, np.ndarray)) for leaf in leaves(result))
