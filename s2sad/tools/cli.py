@@ -2,6 +2,7 @@
 
     s2sad show examples/demo.py:loss --wrt w        # the generated adjoint, coloured on a terminal
     s2sad show mypackage.model:loss --path          # only the file it lives in
+    s2sad show model.py:f --wrt x --types "f8, f8[:, :], i8"   # the file run for these types
     s2sad check examples/clog.py:clogged --fd "(0.7,)"   # where the gradient stops; vs FD
     s2sad templates sum                             # the derivative rules whose name has "sum"
     s2sad cache [--clear]                           # where generated files go; remove them
@@ -56,16 +57,30 @@ def _parser():
     show = commands.add_parser(
         "show", help="print the generated gradient code of a function",
         description="Print the generated adjoint of TARGET (syntax-coloured on a terminal, plain "
-                    "when piped), or with --path the file it lives in.")
+                    "when piped), or with --path the file it lives in. Generated code is "
+                    "specialised on the kinds of the arguments (Python scalars, ints, array "
+                    "ranks): with --types it is the file a call with arguments of those types "
+                    "runs, without it the general one (more shape bookkeeping).",
+        epilog="TYPES: one entry per parameter, in order, separated by commas (fewer entries "
+               "than parameters: the rest are unknown). An entry is a scalar (f8, float64, "
+               "float, f4, float32; i8, int64, int, i4, int32; b1, bool), an array of one of "
+               "those with one ':' per dimension (f8[:], f8[:, :], i8[:, :, :]; Numba's ::1 "
+               "for contiguous works too) or array(float64, 2d, C), or ? or _ for an unknown "
+               "one. Example: --types \"f8, f8[:, :], i8\". Differentiated parameters are "
+               "converted to float, so an int there counts as a float.")
     show.add_argument("target", metavar="TARGET",
                       help="path/to/file.py:func, path/to/file.py::func or package.module:func")
     show.add_argument("--wrt", default=None,
                       help="comma-separated parameter names to differentiate (default: the first)")
+    show.add_argument("--types", metavar="TYPES", default=None,
+                      help="the argument types to show the code for, e.g. \"f8, f8[:, :], i8\" "
+                           "(see below; default: unknown, the general code)")
     show.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
                       help="reverse: the adjoint (grad, vjp); forward: the tangent code (jvp)")
     show.add_argument("--no-optimize", action="store_true",
                       help="skip the clean-up pass (literal folding)")
-    show.add_argument("--path", action="store_true", help="print the generated file's path only")
+    show.add_argument("--path", action="store_true",
+                      help="print the generated file's path only (the one for --types)")
     show.set_defaults(run=_show)
 
     check = commands.add_parser(
@@ -114,12 +129,14 @@ def _parser():
 
 def _show(options):
     from s2sad.transform import pipeline
+    types = None if options.types is None else parse_types(options.types)
     func = load_target(options.target)
     positions = _positions(func, options.wrt)
+    kinds = pipeline.NO_KINDS if types is None else argument_kinds(func, positions, types)
     if options.mode == "forward":
-        generated = pipeline.tangent(func, positions)
+        generated = pipeline.tangent(func, positions, kinds)
     else:
-        generated = pipeline.adjoint(func, positions, tidy=not options.no_optimize)
+        generated = pipeline.adjoint(func, positions, kinds, tidy=not options.no_optimize)
     if options.path:
         print(generated.path)
     else:
@@ -223,6 +240,107 @@ def highlight(text):
         code = re.sub(r"\b(d\w+)\b", "\033[36m\\1\033[0m", code)
         out.append(code + (f"\033[32m#{comment.rstrip(chr(10))}\033[0m\n" if hashed else ""))
     return "".join(out)
+
+
+# ---- show --types ------------------------------------------------------------------------------
+# Generated code is specialised on what is known of the arguments (calls.py Transformed.runner
+# works it out from the values of a call): which are Python or NumPy scalar numbers, which of
+# those are ints, and the number of dimensions of arrays. --types states the same for `show`.
+
+_FLOATS = ("f8", "float64", "float", "f4", "float32", "f2", "float16", "double", "single")
+_INTS = ("i8", "int64", "int", "i4", "int32", "i2", "int16", "i1", "int8", "intp",
+         "u8", "uint64", "u4", "uint32", "u2", "uint16", "u1", "uint8", "uintp")
+_BOOLS = ("b1", "bool", "bool_")
+_UNKNOWN = ("?", "_")
+TYPES_ACCEPTED = ("? or _ (unknown); floats f8, float64, float, f4, float32 (any float); ints "
+                  "i8, int64, int, i4, int32 (any int, also u1..u8); bools b1, bool; arrays "
+                  "of those with one ':' per dimension: f8[:], f8[:, :], i8[:, :, :] (::1 for "
+                  "contiguous), or array(float64, 2d, C)")
+
+
+class ArgType:
+    """One entry of --types: `dtype` "float", "int" or "bool" (None: unknown), `ndim` 0 for a
+    scalar, the number of dimensions of an array (None: not an array)."""
+
+    def __init__(self, text, dtype=None, ndim=None):
+        self.text, self.dtype, self.ndim = text, dtype, ndim
+
+    def __repr__(self):
+        return f"ArgType({self.text!r}, {self.dtype!r}, {self.ndim!r})"
+
+
+def parse_types(spec):
+    """The entries of a --types string, in order (commas inside brackets do not split)."""
+    if not spec.strip():
+        return []
+    entries, depth, start = [], 0, 0
+    for i, char in enumerate(spec + ","):
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+            if depth < 0:
+                raise UsageError(f"--types {spec!r}: unbalanced {char!r}")
+        elif char == "," and depth == 0:
+            entries.append(spec[start:i].strip())
+            start = i + 1
+    if depth:
+        raise UsageError(f"--types {spec!r}: a bracket is not closed")
+    return [_arg_type(text, number) for number, text in enumerate(entries, 1)]
+
+
+def _dtype(name):
+    name = re.sub(r"^(numpy|np)\.", "", name.strip().lower())
+    return "float" if name in _FLOATS else "int" if name in _INTS else \
+        "bool" if name in _BOOLS else None
+
+
+def _arg_type(text, number):
+    if not text:
+        raise UsageError(f"--types: entry {number} is empty (write ? for a parameter of unknown "
+                         f"type); accepted: {TYPES_ACCEPTED}")
+    if text in _UNKNOWN:
+        return ArgType(text)
+    dtype, ndim = _dtype(text), 0
+    subscript = re.fullmatch(r"([\w.]+)\s*\[(.*)\]", text)
+    numba = re.fullmatch(r"array\(\s*([\w.]+)\s*,\s*(\d+)d\s*(?:,\s*[CFA]\s*)?\)", text)
+    if subscript:
+        dims = [d.replace(" ", "") for d in subscript.group(2).split(",")]
+        dtype, ndim = _dtype(subscript.group(1)), len(dims)
+        if not all(d in (":", "::1") for d in dims):
+            dtype = None
+    elif numba:
+        dtype, ndim = _dtype(numba.group(1)), int(numba.group(2))
+    if dtype is None:
+        raise UsageError(f"--types: entry {number} {text!r} is not a type s2sad knows; "
+                         f"accepted: {TYPES_ACCEPTED}")
+    return ArgType(text, dtype, ndim)
+
+
+def argument_kinds(func, positions, types):
+    """(scalars, ints, ranks) of `pipeline.adjoint` for arguments of these types, as a call
+    with such values works them out (calls.py): differentiated arguments are converted to
+    float first; bools are not numbers there; unknown ones are in no set."""
+    names = list(inspect.signature(func).parameters)
+    if len(types) > len(names):
+        raise UsageError(f"--types has {len(types)} entries but {func.__name__} takes "
+                         f"{len(names)} parameter{'s' * (len(names) != 1)}: {', '.join(names)}")
+    wrt = {names[i] for i in positions}
+    scalars, ints, ranks = set(), set(), set()
+    for name, kind in zip(names, types):
+        if kind.dtype == "bool" and name in wrt:
+            what = "a bool" if kind.ndim == 0 else "an array of bools"
+            raise UsageError(f"--types: '{name}' is {kind.text}, {what}, and cannot be "
+                             "differentiated; leave it out of --wrt or give it a float type")
+        if kind.dtype is None or kind.dtype == "bool" and kind.ndim == 0:
+            continue
+        if kind.ndim == 0:
+            scalars.add(name)
+            if kind.dtype == "int" and name not in wrt:
+                ints.add(name)
+        elif kind.ndim > 0:
+            ranks.add((name, kind.ndim))
+    return frozenset(scalars), frozenset(ints), frozenset(ranks)
 
 
 # ---- check -------------------------------------------------------------------------------------
