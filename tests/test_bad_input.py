@@ -217,3 +217,39 @@ def test_cli_check_reports_a_differentiated_count(tmp_path, capsys):
     assert status == 1
     assert "target.py:4:14: error: 'n' is differentiated but used as a count" in out
     assert "fix: leave 'n' out of wrt" in out
+
+
+def test_the_per_call_watch_sees_every_rebinding(load):
+    """The call path tests identities only (resolve.Watch); each way of changing what f reads
+    must fail that test, so that the full comparison runs."""
+    from s2sad.transform import resolve
+    case = CASES[0].__class__("watch", REBOUND, call="None")
+    module, _, _ = load(case)
+    watch = resolve.Watch(resolve.global_state(module.f))
+    assert watch.unchanged()
+    module.SCALE = 2.0 + 0.0 * module.SCALE  # an equal number, another object: looked at again
+    assert not watch.unchanged()
+    watch = resolve.Watch(resolve.global_state(module.f))
+    module.helper = module.other_helper
+    assert not watch.unchanged()
+    watch = resolve.Watch(resolve.global_state(module.f))
+    module.f.__code__ = module.other_helper.__code__
+    assert not watch.unchanged()
+
+    def outer():
+        def inner(x):
+            return x * factor * abs(x)
+        factor = 2.0
+        return inner
+    inner = outer()
+    watch = resolve.Watch(resolve.global_state(inner))
+    assert watch.unchanged()
+    inner.__closure__[0].cell_contents = 3.0
+    assert not watch.unchanged()
+    watch = resolve.Watch(resolve.global_state(inner))
+    inner.__globals__["abs"] = lambda v: v  # a global now shadows the builtin
+    try:
+        assert not watch.unchanged()
+    finally:
+        del inner.__globals__["abs"]
+    assert watch.unchanged()

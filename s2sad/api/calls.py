@@ -26,7 +26,7 @@ from s2sad.errors import (
     ZeroGradientWarning,
     call_site,
 )
-from s2sad.runtime.jit import Runner
+from s2sad.runtime.jit import Runner, type_key
 from s2sad.transform import fence, parse, pipeline, resolve
 
 DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
@@ -61,6 +61,8 @@ class Transformed:
         self._runners = {}
         self._kinds = pipeline.NO_KINDS
         self._globals = None      # what func and its callees read, when last transformed
+        self._watch = None        # a quick test that none of that was rebound since
+        self._by_key = {}         # jit.type_key(arguments) -> their Runner: the call path
         self._checked_uses = False
 
     def build(self, kinds):
@@ -100,6 +102,12 @@ class Transformed:
 
     def runner(self, values):
         """The Runner for these argument values' kinds (transforming on first use)."""
+        key = type_key(values)
+        if key is not None and self._watch is not None and self._watch.unchanged():
+            runner = self._by_key.get(key)
+            if runner is not None:
+                self._kinds = runner.kinds
+                return runner
         self._forget_if_globals_changed()
         if not self._checked_uses:
             reject_integer_uses(self.func, self.positions)
@@ -119,6 +127,9 @@ class Transformed:
             runner = self._runners[self._kinds] = Runner(
                 generated.path, generated.function, jit,
                 f"the {self.what} of {self.func.__qualname__}", generated.python_only)
+            runner.kinds = self._kinds
+        if key is not None:
+            self._by_key[key] = runner
         return runner
 
     def user_function(self):
@@ -140,7 +151,9 @@ class Transformed:
         if self._globals is not None and not resolve.same_state(state, self._globals):
             self._runners.clear()
             self.rebuild()
+        self._by_key.clear()
         self._globals = state
+        self._watch = resolve.Watch(state)
 
 
 # user function -> what it read from globals when the pipeline's memo of it was filled
@@ -258,6 +271,10 @@ def _wrt_fix(item, names):
 def bind_arguments(func, signature, positions, args, kwargs):
     """f's arguments in order, defaults applied, those at `positions` as floats; every bad
     argument reported at once."""
+    if not kwargs and len(args) == len(signature.parameters) and _positional(signature) and \
+            all(type(args[i]) is float or type(args[i]) is numpy.ndarray and
+                args[i].dtype is _FLOAT64 for i in positions):
+        return list(args)  # the call path: nothing to convert
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as exc:
@@ -277,6 +294,21 @@ def bind_arguments(func, signature, positions, args, kwargs):
     if problems:
         raise ArgumentError(problems)
     return values
+
+
+_FLOAT64 = numpy.dtype(numpy.float64)
+
+
+_positional_only = {}  # id(signature) -> (signature, whether every parameter is positional)
+
+
+def _positional(signature):
+    known = _positional_only.get(id(signature))
+    if known is None or known[0] is not signature:
+        known = _positional_only[id(signature)] = (signature, all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            for p in signature.parameters.values()))
+    return known[1]
 
 
 def as_float(value, name):
@@ -328,6 +360,8 @@ def reject_integer_uses(func, positions):
 
 
 def scalar_output(value, func):
+    if type(value) is float:
+        return value
     if isinstance(value, numbers.Real) or (isinstance(value, numpy.ndarray) and value.ndim == 0):
         return float(value)
     if isinstance(value, numpy.ndarray):
@@ -355,6 +389,13 @@ def output_location(func):
 def shaped_like(grads, inputs, func):
     out = []
     for g, x in zip(grads, inputs):
+        if type(g) is numpy.ndarray and type(x) is numpy.ndarray and g.shape == x.shape and \
+                g.dtype is _FLOAT64 and not any(g is other for other in out):
+            out.append(g)  # the call path: already what is handed out
+            continue
+        if type(g) is float and type(x) is float:
+            out.append(g)
+            continue
         if isinstance(x, float):
             if numpy.ndim(g) != 0:
                 raise InternalError(f"the gradient of {func.__name__} for a scalar input has "

@@ -24,6 +24,8 @@ import sys
 import types
 import warnings
 
+import numpy
+
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
 from . import cache, dispatch, rt, tracing
@@ -183,22 +185,26 @@ class Runner:
         self.label = label          # e.g. "the gradient of demo.py:f", for the warning
         self.python_only = python_only  # functions whose rules Numba cannot compile
         self._signatures = set()
+        self._by_key = {}           # type_key(args) -> the dispatcher compiled for them
 
     def __call__(self, *args):
-        if self.jit and self.python_only and _declarations[0]:
-            self.jit = False
-            warnings.warn(f"s2sad: {self.label} calls {', '.join(self.python_only)}, which Numba "
-                          "cannot compile (see docs/coverage.md); running it as Python instead "
-                          "(slower, same numbers).", JitFallbackWarning, stacklevel=4)
-        if self.jit:
+        dispatcher = self._by_key.get(type_key(args)) if self.jit else None
+        if dispatcher is None:
+            if self.jit and self.python_only and _declarations[0]:
+                self.jit = False
+                warnings.warn(f"s2sad: {self.label} calls {', '.join(self.python_only)}, which "
+                              "Numba cannot compile (see docs/coverage.md); running it as Python "
+                              "instead (slower, same numbers).", JitFallbackWarning, stacklevel=4)
+            if not self.jit:
+                return self.as_python(*args)
             dispatcher = self._compiled_for(args)
-            if dispatcher is not None:
-                try:
-                    return dispatcher(*args)
-                except Exception as exc:  # compiled code has no lines: say how to see them
-                    tracing.annotate_compiled(exc, self.path, self.label)
-                    raise
-        return self.as_python(*args)
+            if dispatcher is None:
+                return self.as_python(*args)
+        try:
+            return dispatcher(*args)
+        except Exception as exc:  # compiled code has no lines: say how to see them
+            tracing.annotate_compiled(exc, self.path, self.label)
+            raise
 
     def as_python(self, *args):
         """Run the generated function as Python (also to read the frames of an error)."""
@@ -219,6 +225,9 @@ class Runner:
             if signature not in self._signatures:
                 dispatcher.compile(signature)
                 self._signatures.add(signature)
+            key = type_key(args)
+            if key is not None:
+                self._by_key[key] = dispatcher
             return dispatcher
         except Exception as exc:  # Numba raises many kinds; any of them means "run as Python"
             self.jit = False
@@ -239,6 +248,28 @@ class Runner:
                       type(exc).__name__)
         return (f"s2sad: Numba could not compile {self.label}; running it as Python instead "
                 f"(slower, same numbers).{where}\n  reason: {type(exc).__name__}: {reason}")
+
+
+_SCALARS = {float, int, bool, type(None)} | {
+    t for t in numpy.sctypeDict.values() if issubclass(t, (numpy.number, numpy.bool_))}
+
+
+def type_key(args):
+    """A cheap stand-in for the Numba types of `args`, for the call path: what decides an
+    array's Numba type (dimensions, dtype, layout, writeable, aligned) or a scalar's (its
+    class). None when an argument's type depends on its contents (a tuple, a list)."""
+    key = []
+    for arg in args:
+        kind = type(arg)
+        if kind is numpy.ndarray:
+            flags = arg.flags
+            key.append((arg.ndim, arg.dtype.num, flags.c_contiguous, flags.f_contiguous,
+                        flags.writeable, flags.aligned))
+        elif kind in _SCALARS:
+            key.append(kind)
+        else:
+            return None
+    return tuple(key)
 
 
 def _too_deep(exc, label):

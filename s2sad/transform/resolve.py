@@ -406,3 +406,52 @@ def _namespace(func):
 
 def is_user_function(obj):
     return isinstance(obj, types.FunctionType) and obj.__name__ != "<lambda>"
+
+
+class Watch:
+    """A quick test, run on every call, that nothing a `global_state` covers was rebound:
+    identity checks only, no traversal. It also notices a global defined since under a name the
+    code read as a builtin. A failed test means "compare the states properly" (`same_state`
+    accepts an equal number), not necessarily "transform again"."""
+
+    def __init__(self, state):
+        self._checks = []   # (namespace or cell, key, value); key None: a cell's contents
+        modules = {(id(f), n): v for f, n, v in state if isinstance(v, types.ModuleType)}
+        for func, name, value in state:
+            if name == "__code__":
+                self._checks.append((func, "__code__", value))
+                cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+                for missing in _code_names(func.__code__):
+                    if missing in cells:
+                        if _contents(cells[missing]) is _MISSING:  # not assigned yet
+                            self._checks.append((cells[missing], None, _MISSING))
+                    elif missing not in func.__globals__:
+                        self._checks.append((func.__globals__, missing, _MISSING))
+                continue
+            module_name, dot, attribute = name.partition(".")
+            if dot:
+                module = modules[(id(func), module_name)]
+                self._checks.append((module.__dict__, attribute, value))
+                continue
+            cell = dict(zip(func.__code__.co_freevars, func.__closure__ or ())).get(name)
+            self._checks.append((cell, None, value) if cell is not None else
+                                (func.__globals__, name, value))
+
+    def unchanged(self):
+        for holder, key, value in self._checks:
+            if key is None:
+                current = _contents(holder)
+            elif key == "__code__":
+                current = holder.__code__
+            else:
+                current = holder.get(key, _MISSING)
+            if current is not value:
+                return False
+        return True
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # not assigned yet
+        return _MISSING
