@@ -2,10 +2,14 @@
 differentiated, its hand-written adjoint, and small inputs for checking that adjoint against
 finite differences.
 
-    CASES: every case at full size; quick_cases(): the same problems at small sizes (--quick)
+    all_cases(quick, only): every case at full size, or at small sizes (--quick)
+    latency_functions(): the functions whose first call and cache load latency.py measures
 """
 import dataclasses
 import functools
+import importlib.util
+import os
+import sys
 import types
 
 import numba
@@ -122,12 +126,35 @@ def all_cases(quick=False, only=None):
     return cases
 
 
+DRONE = "latency_case (drone)"
+DEMO = "demo loss (examples/demo.py)"
+
+
 def latency_functions():
     """(name, func, positions, make_args) for the first-call and second-process measurements:
-    each problem function once, at small sizes, and the ~100-line function of latency_case.py."""
+    each problem function once, at small sizes, the ~100-line function of latency_case.py and
+    the `loss` of examples/demo.py with the demo's arguments."""
     import latency_case
     small = {case.problem: case for case in _cases(quick=True)}
     out = [(name, case.func, case.positions, case.make_args) for name, case in small.items()]
-    out.append(("latency_case (drone)", latency_case.drone_loss, latency_case.POSITIONS,
-                latency_case.make_args))
+    out.append((DRONE, latency_case.drone_loss, latency_case.POSITIONS, latency_case.make_args))
+    out.append((DEMO, demo_module().loss, (1, 2), demo_args))
     return out
+
+
+def demo_module():
+    """examples/demo.py imported as the module `demo` (it runs nothing at import: its main()
+    is under `if __name__ == "__main__"`)."""
+    if "demo" not in sys.modules:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "examples", "demo.py")
+        spec = importlib.util.spec_from_file_location("demo", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["demo"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["demo"]
+
+
+def demo_args(rng):
+    """The arguments demo.main() passes to loss(x, W, b, target); it differentiates W and b."""
+    return rng.normal(size=4), rng.normal(size=(3, 4)), rng.normal(size=3), rng.normal(size=3)

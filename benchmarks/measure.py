@@ -32,6 +32,7 @@ class Row:
     notes: list = dataclasses.field(default_factory=list)   # errors, shown under the table
     wrong: list = dataclasses.field(default_factory=list)   # mismatches: exit status 1
     first_call: float = None                                # s2sad transform + compile, s
+    generated: str = None       # the generated file s2sad's gradient ran (lines.py counts it)
 
 
 def median_time(call, repeat):
@@ -103,6 +104,7 @@ def _measure_s2sad(row, args, reference, repeat, say):
     except Exception as exc:  # noqa: BLE001 -- any failure is reported, the others go on
         _fail(row, "s2sad", "error", exc, say)
         return
+    row.generated = gradient.path
     fallbacks = [w for w in caught if issubclass(w.category, s2sad.JitFallbackWarning)]
     if fallbacks:
         row.cells["s2sad"] = "fallback"

@@ -1,5 +1,6 @@
-"""The peer benchmark (issue 7): s2sad's gradients against a hand-written Numba adjoint, JAX,
-HIPS autograd and PyTorch, on the problems of problems.py; then s2sad's latency.
+"""The peer benchmark (issues 7 and 18): s2sad's gradients against a hand-written Numba
+adjoint, JAX, HIPS autograd and PyTorch, on the problems of problems.py; then s2sad's latency
+and the lines of its generated gradients against the hand-written adjoints'.
 
     make bench [ARGS="--quick --only lstm --repeat 5 --no-install --threads 1"]
     python benchmarks/run.py [--quick] [--only NAME] [--repeat N] [--no-install] [--threads N]
@@ -8,7 +9,8 @@ Without --no-install it first makes its own environment `.venv-bench` at the rep
 (s2sad installed with `pip install -e .`, then JAX, autograd, PyTorch 2.13.0 and matplotlib,
 each on its own so that one failure only skips that peer) and runs itself again inside it.
 An existing .venv-bench is reused (delete it to set it up again). Thread counts are fixed
-(default 1) before NumPy is imported. Prints progress, the tables and the targets; writes
+(default 1) before NumPy is imported. Prints progress, the tables (with the ratio of
+generated to hand-written lines) and the targets of issue 18; writes
 benchmarks/RESULTS.md and benchmarks/results.png (full runs; with --quick or --only only when
 --out is given). Exit status 1 when any gradient disagrees with the hand-written adjoint.
 """
@@ -39,7 +41,8 @@ def parse(argv):
     parser.add_argument("--quick", action="store_true",
                         help="small sizes and 2 timed calls, for development")
     parser.add_argument("--only", metavar="NAME",
-                        help="only the problems whose name contains NAME (e.g. gmm, lstm)")
+                        help="only the problems and latency functions whose name contains "
+                             "NAME (e.g. gmm, lstm, demo)")
     parser.add_argument("--repeat", type=int, default=None,
                         help="timed calls per cell, the median is shown (default 7; 2 with "
                              "--quick)")
@@ -140,8 +143,10 @@ def run(opts):
         print("skipping, not installed: " + "; ".join(missing), flush=True)
 
     chosen = cases.all_cases(opts.quick, opts.only)
-    if not chosen:
-        raise SystemExit(f"no problem matches --only {opts.only!r}")
+    timed = [] if opts.no_latency else [name for name, *_ in cases.latency_functions()
+                                        if not opts.only or opts.only in name]
+    if not chosen and not timed:   # --only demo: the latency of the demo's loss alone
+        raise SystemExit(f"no problem or latency function matches --only {opts.only!r}")
     rows = []
     for k, case in enumerate(chosen, 1):
         print(f"[{k}/{len(chosen)}] {case.name}: checking the hand adjoint against finite "
@@ -153,11 +158,15 @@ def run(opts):
         latencies = latency.measure_all(say, opts.only)
     loads.append(os.getloadavg()[0])
 
-    print("\n" + "\n".join(report.gradient_table(rows)))
-    print("\n(ratios in parentheses: to the Numba forward)")
+    if rows:
+        print("\n" + "\n".join(report.gradient_table(rows)))
+        print("\n(ratios in parentheses: to the Numba forward)")
     if latencies:
         print("\n" + "\n".join(report.latency_table(latencies)))
-    print("\n" + "\n".join(report.target_table(report.targets(rows, latencies))))
+    counts = report.line_counts(rows)
+    if counts:
+        print("\n" + "\n".join(report.lines_table(counts)))
+    print("\n" + "\n".join(report.target_table(report.targets(rows, latencies, counts))))
     for note in report.notes(rows, installed, latencies):
         print("\n" + note)
 
@@ -166,7 +175,7 @@ def run(opts):
     if out:
         chart = os.path.join(os.path.dirname(os.path.abspath(out)), "results.png")
         chart_note = report.write_chart(chart, rows)
-        report.write_markdown(out, opts, rows, latencies, installed, loads, chart_note)
+        report.write_markdown(out, opts, rows, latencies, installed, loads, chart_note, counts)
         print(f"\nwritten: {os.path.relpath(out)}" +
               (f" ({chart_note})" if chart_note else f", {os.path.relpath(chart)}"))
     else:
