@@ -42,12 +42,13 @@ class Saves(Tape):
         self.stack_names = []
         self._stacks = {}
         self.sites = {}          # stack name -> [(statement, loop, kept value)]
-        self.preallocated = {}   # stack name -> the loop counter indexing it
+        self.preallocated = {}   # stack name -> its index (the loop counters)
         self.restored = set()
         self.recorded = {}       # id(compound) -> its bookkeeping
         self.recomputed = set()  # branch flags and trip counts evaluated again, not kept
         self.region_of = {}      # id(statement) -> outermost enclosing loop, or None
         self.position = {}       # id(statement) -> (the statement list holding it, its index)
+        self.top = {}            # id(statement) -> index of the top-level statement holding it
         self.loops_around = {}   # id(statement) -> the loops around it, outermost first
         self.definitions = collections.defaultdict(list)  # name -> statements assigning it
         self.body = body
@@ -58,8 +59,9 @@ class Saves(Tape):
 
     # ---- deciding ------------------------------------------------------------------------------
 
-    def _regions(self, statements, region, loops=()):
+    def _regions(self, statements, region, loops=(), top=None):
         for index, statement in enumerate(statements):
+            self.top[id(statement)] = index if top is None else top
             self.region_of[id(statement)] = region
             self.loops_around[id(statement)] = loops
             self.position[id(statement)] = (statements, index)
@@ -68,7 +70,7 @@ class Saves(Tape):
             inner = loops + (statement,) if is_loop(statement) else loops
             for child in children(statement):
                 self._regions(child, region or statement if is_loop(statement) else region,
-                              inner)
+                              inner, self.top[id(statement)])
 
     def _plan(self, body):
         after_use = collections.defaultdict(set)     # region -> names kept after each use
@@ -193,6 +195,8 @@ class Saves(Tape):
         at `statement`: a parameter never assigned or written in place, a name assigned once
         outside loops and never written in place, or the counter of an enclosing `for` loop
         (the backward loop recomputes it)."""
+        if self._final(name, statement):
+            return True
         if name in self.written:
             return False
         definitions = self.definitions.get(name, [])
@@ -204,6 +208,19 @@ class Saves(Tape):
                        if isinstance(loop, gast.For))
         return len(definitions) == 1 and name not in self.params and \
             self.region_of[id(definitions[0])] is None
+
+    def _final(self, name, statement):
+        """Whether nothing assigns or writes into `name` after `statement` in the forward sweep
+        (every such statement comes before the top-level statement holding it, and no other
+        name shares its array): then the backward block of `statement`, which runs before the
+        blocks that put earlier values back, reads the value `statement` read (Tapenade's
+        to-be-recorded analysis: such a value needs no record)."""
+        definitions = self.definitions.get(name, [])
+        if not definitions or name in self.params or name in self.exposed or \
+                _sharing_with({name}, _simple(self.body)) - {name}:
+            return False
+        at = self.top[id(statement)]
+        return all(self.top[id(d)] < at for d in definitions)
 
     def unfoldable(self, test):
         """`test` with `rt.flag(...)` around what depends on constants only (the whole test, or

@@ -8,7 +8,7 @@ expanded into loops and branches run in reverse.
 """
 import gast
 
-from . import checkpoint, nodes, normalize
+from . import checkpoint, kinds, nodes, normalize
 
 
 class Tape:
@@ -26,29 +26,44 @@ class Tape:
                 if name not in self.preallocated]
 
     def preallocate(self, function):
-        """Stacks pushed once per iteration of `for i in range(n)`, with a known float, become
-        arrays allocated before the loop and indexed by `i` (`_stack_x[i] = x`,
-        `x = _stack_x[i]`): about twice as fast as a list in compiled code."""
-        loops = {}
+        """A stack pushed once per iteration of a nest of `for ... in range(...)` loops with a
+        known float becomes an array with one index per loop, allocated before the nest
+        (`_stack_x[t, i - 1] = x`, `x = _stack_x[t, i - 1]`): no list in compiled code, and a
+        push inside an `if` just leaves its slot unused in the other iterations. Each inner
+        range must not change while the nest runs (its trip count is read before it)."""
+        shapes, indexes = {}, {}
         for stack, sites in self.sites.items():
             if len(sites) != 1:
                 continue
-            statement, loop, kept = sites[0]
-            if self._indexable(loop) and any(s is statement for s in loop.body) and \
-                    isinstance(kept, gast.Name) and kept.id not in statement.s2sad_ints and \
-                    not getattr(kept, "s2sad_array", False):
-                loops.setdefault(id(loop), []).append(stack)
-                self.preallocated[stack] = loop.target.id
-        _Preallocate(self.preallocated, {self.recorded[k]: v for k, v in loops.items()
-                                         if k in self.recorded}).visit(function)
+            statement, outer, kept = sites[0]
+            loops = self.loops_around[id(statement)]
+            if not (isinstance(kept, gast.Name) and kept.id not in statement.s2sad_ints and
+                    not getattr(kept, "s2sad_array", False)) or not loops or \
+                    loops[0] is not outer or not all(self._indexable(loop, loops)
+                                                     for loop in loops):
+                continue
+            trips = self.recorded[id(outer)]
+            sizes = [nodes.name(trips)] + [_call("len", nodes.clone(loop.iter))
+                                           for loop in loops[1:]]
+            shapes.setdefault(trips, []).append(
+                (stack, sizes[0] if len(sizes) == 1 else gast.Tuple(sizes, gast.Load())))
+            index = [_index_of(loop) for loop in loops]
+            indexes[stack] = index[0] if len(index) == 1 else gast.Tuple(index, gast.Load())
+        self.preallocated.update(indexes)
+        _Preallocate(indexes, shapes).visit(function)
 
-    def _indexable(self, loop):
+    def _indexable(self, loop, nest):
+        """A `for` over a range whose trip count the nest `nest` can read before it starts."""
         if not isinstance(loop, gast.For) or getattr(loop, "s2sad_exits", None) or \
-                id(loop) not in self.recorded or checkpoint.is_checkpointed(loop):
+                id(loop) not in self.recorded or checkpoint.is_checkpointed(loop) or \
+                not isinstance(loop.iter, gast.Call) or \
+                getattr(loop.iter.func, "id", None) != "range" or \
+                loop.target.id in self.assigned_in(loop):
             return False
-        start, step = _range_start_step(loop.iter)
-        return _is_constant(start, 0) and _is_constant(step, 1) and \
-            loop.target.id not in self.assigned_in(loop)
+        if loop is nest[0]:
+            return True
+        bounds = nodes.names(loop.iter)
+        return not bounds & (self.assigned_in(nest[0]) | {n.target.id for n in nest})
 
     def assigned_in(self, loop):
         if ("assigned", id(loop)) not in self.recorded:
@@ -214,7 +229,8 @@ class Tape:
             return []
         if not is_loop(statement):
             value = getattr(statement, "value", None)
-            if isinstance(value, gast.Subscript) and value.value.id in self.written:
+            if isinstance(value, gast.Subscript) and value.value.id in self.written and \
+                    not _is_element(statement):
                 # a view of an array written in place later would change under our feet
                 copy = gast.Assign(statement.targets, nodes.call("rt.saved", value), None)
                 return [gast.copy_location(copy, statement)]
@@ -276,38 +292,57 @@ class Tape:
 
 
 class _Preallocate(gast.NodeTransformer):
-    """`s.append(v)` -> `s[i] = v`, `s.pop()` -> `s[i]`, and `s = numpy.empty(_trips0)` right
-    after the trip count, for the preallocated stacks."""
+    """`s.append(v)` -> `s[index] = v`, `s.pop()` -> `s[index]`, and `s = numpy.empty(shape)`
+    right after the trip count of the outermost loop, for the preallocated stacks."""
 
-    def __init__(self, counters, stacks_by_trips):
-        self.counters = counters
-        self.stacks_by_trips = stacks_by_trips
+    def __init__(self, indexes, shapes):
+        self.indexes = indexes   # stack -> its index expression
+        self.shapes = shapes     # trip count of an outermost loop -> [(stack, shape)]
 
     def visit_Expr(self, node):
         call = node.value
         stack = _method_target(call, "append")
-        if stack in self.counters:
-            target = gast.Subscript(nodes.name(stack), nodes.name(self.counters[stack]),
+        if stack in self.indexes:
+            target = gast.Subscript(nodes.name(stack), nodes.clone(self.indexes[stack]),
                                     gast.Store())
             return gast.Assign([target], call.args[0], None)
         return self.generic_visit(node)
 
     def visit_Call(self, node):
         stack = _method_target(node, "pop")
-        if stack in self.counters:
-            return gast.Subscript(nodes.name(stack), nodes.name(self.counters[stack]),
+        if stack in self.indexes:
+            return gast.Subscript(nodes.name(stack), nodes.clone(self.indexes[stack]),
                                   gast.Load())
         return self.generic_visit(node)
 
     def visit_Assign(self, node):
         self.generic_visit(node)
         target = node.targets[0]
-        if isinstance(target, gast.Name) and target.id in self.stacks_by_trips and \
+        if isinstance(target, gast.Name) and target.id in self.shapes and \
                 isinstance(node.value, gast.Call) and \
                 getattr(node.value.func, "id", None) == "len":
-            return [node] + [nodes.assign(stack, nodes.call("numpy.empty", nodes.name(target.id)))
-                             for stack in self.stacks_by_trips[target.id]]
+            return [node] + [nodes.assign(stack, nodes.call("numpy.empty", nodes.clone(shape)))
+                             for stack, shape in self.shapes.pop(target.id)]
         return node
+
+
+def _is_element(statement):
+    """`statement` reads one element of an array (kinds.py knows the rank and the ints)."""
+    value = statement.value
+    rank = getattr(statement, "s2sad_ranks", {}).get(value.value.id)
+    return rank is not None and kinds.indexed_rank(
+        rank, value.slice, statement.s2sad_scalars, statement.s2sad_ints) == 0
+
+
+def _index_of(loop):
+    """The iteration number of `for i in range(a, b, s)` from i: `i`, `i - a`, `(i - a) // s`."""
+    start, step = _range_start_step(loop.iter)
+    index = nodes.name(loop.target.id)
+    if not _is_constant(start, 0):
+        index = gast.BinOp(index, gast.Sub(), nodes.clone(start))
+    if not _is_constant(step, 1):
+        index = gast.BinOp(index, gast.FloorDiv(), nodes.clone(step))
+    return index
 
 
 def _method_target(call, method):
