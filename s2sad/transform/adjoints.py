@@ -12,7 +12,7 @@ of its own, so no value is ever lost:
 """
 import gast
 
-from .nodes import assign, call, name, names
+from .nodes import assign, call, constant, name, names
 
 
 class Adjoints:
@@ -60,15 +60,19 @@ class Adjoints:
     def restore(self, snapshot):
         self.env, self.owned = dict(snapshot[0]), set(snapshot[1])
 
-    def canonical(self, primals, zero, private):
+    def canonical(self, primals, zero, private, scalars=frozenset()):
         """Put the adjoint of each of `primals` in its own variable `d<name>`, so that every
         path through a branch or loop body leaves it in the same place: absent ones in `zero`
-        start at zeros, ones in `private` get a private copy (they are updated in place)."""
+        start at zeros (`0.0` for known `scalars`: no helper, and no read of a primal that
+        one path may not assign), ones in `private` get a private copy (they are updated in
+        place)."""
         for primal in sorted(primals):
             var = self.namer.adjoint(primal)
             current = self.env.get(primal)
             if current is None:
-                if primal in zero:
+                if primal in zero and primal in scalars:
+                    self._set(primal, var, constant(0.0), fresh=False)
+                elif primal in zero:
                     self._set(primal, var, call("rt.zeros_like", name(primal)), fresh=True)
             elif primal in private and not (_is_name(current, var) and var in self.owned):
                 self._set(primal, var, call("rt.copy", current), fresh=True)

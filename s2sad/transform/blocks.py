@@ -93,6 +93,7 @@ class Blocks:
             if rule.broadcasting and not all(is_scalar(a, statement.s2sad_scalars)
                                              for a in others):
                 expression = nodes.call("rt.unbroadcast", expression, argument)
+            _mark_outer_product(expression, args, statement)
             self.adjoints.contribute(argument.id, expression)
 
     def _result_and_seed(self, target):
@@ -274,3 +275,13 @@ def _is_basic(index, ints):
     """Ints and slices only: no element can be selected twice."""
     return all(isinstance(part, gast.Slice) or is_int(part, ints)
                for part in _index_parts(index))
+
+
+def _mark_outer_product(expression, args, statement):
+    """`rt.matmul_grad_a(g, a, b)` of `a @ b` with a a matrix and b a vector is the outer
+    product of g and b: defer.py may sum it over a loop as one matrix product."""
+    if isinstance(expression, gast.Call) and \
+            nodes.dotted_parts(expression.func) in (["rt", "matmul_grad_a"], ["rt", "dot_grad_a"]):
+        ranks = getattr(statement, "s2sad_ranks", {})
+        ranks_of = [ranks.get(a.id) if isinstance(a, gast.Name) else None for a in args]
+        expression.s2sad_outer = ranks_of == [2, 1]

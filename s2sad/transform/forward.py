@@ -27,7 +27,7 @@ import gast
 from s2sad import templates
 from s2sad.errors import Diagnostic, TemplateError
 
-from . import activity, aliases, nodes, normalize, resolve, template
+from . import activity, aliases, nodes, normalize, resolve, returns, template
 from . import kinds as kinds_module
 from .blocks import BINARY, UNARY, is_scalar
 
@@ -56,7 +56,7 @@ class _Forward:
         self.discard = None
 
     def build(self, function_name, kinds):
-        kinds_module.mark(self.body, *kinds)
+        kinds_module.mark(self.body, *kinds, results=returns.of_call)
         aliases.check(self.source, self.body, self.namer.given)
         code = []
         written = activity.written_arrays(self.body)

@@ -28,37 +28,66 @@ SAME_RANK = {numpy.copy, numpy.transpose, numpy.ascontiguousarray, numpy.negativ
 ALLOCATORS = {numpy.zeros, numpy.ones, numpy.empty}
 
 
-def mark(statements, scalars, ints, ranks=()):
+def mark(statements, scalars, ints, ranks=(), results=None):
     """Annotate each simple statement with what is known before it: `s2sad_scalars`,
-    `s2sad_ints` (sets of names) and `s2sad_ranks` (name -> ndim of an array). `ranks`: the
-    parameters' (name, ndim) pairs. Returns what is known after `statements`."""
-    return _mark(statements, set(scalars), set(ints), dict(ranks))
+    `s2sad_ints` (sets of names) and `s2sad_ranks` (name -> ndim of an array); an `if` or a
+    loop with the scalars known after it (`s2sad_scalars_after`). `ranks`: the
+    parameters' (name, ndim) pairs. `results(call, statement)`: what a call of a user function
+    returns, as `kind_of` says it (returns.py). Returns what is known after `statements`."""
+    return _mark(statements, set(scalars), set(ints), dict(ranks), results)
 
 
-def _mark(statements, scalars, ints, ranks):
+def kind_of(value, scalars, ints, ranks):
+    """(is a known scalar, is a known int, ndim or None) of one ANF operation or atom."""
+    scalar, integer = known(value, scalars, ints)
+    rank = rank_of(value, scalars, ints, ranks)
+    return scalar or rank == 0, integer, 0 if scalar else rank
+
+
+def _mark(statements, scalars, ints, ranks, results, bound=None):
+    """`bound`: the names that may hold a value here (updated in place); a name bound on one
+    path only keeps the kind that path gives it (on the other it has no value to disagree)."""
+    bound = set() if bound is None else bound
     for statement in statements:
         if isinstance(statement, gast.If):
-            s1, i1, r1 = _mark(statement.body, set(scalars), set(ints), dict(ranks))
-            s2, i2, r2 = _mark(statement.orelse, set(scalars), set(ints), dict(ranks))
-            scalars, ints, ranks = s1 & s2, i1 & i2, _agreeing(r1, r2)
+            b1, b2 = set(bound), set(bound)
+            s1, i1, r1 = _mark(statement.body, set(scalars), set(ints), dict(ranks), results, b1)
+            s2, i2, r2 = _mark(statement.orelse, set(scalars), set(ints), dict(ranks), results,
+                               b2)
+            scalars = (s1 & s2) | (s1 - b2) | (s2 - b1)
+            ints = (i1 & i2) | (i1 - b2) | (i2 - b1)
+            ranks = {**_agreeing(r1, r2), **{n: r for n, r in r1.items() if n not in b2},
+                     **{n: r for n, r in r2.items() if n not in b1}}
+            bound |= b1 | b2
+            statement.s2sad_scalars_after = frozenset(scalars)
             continue
         if isinstance(statement, (gast.For, gast.While)):
             counter = activity.loop_target(statement)
+            before = set(bound)
+            again = _assigned(statement.body)  # bound by the previous iteration
             while True:  # what is known at the head is known before and after each iteration
+                inside = before | counter | again
                 end_s, end_i, end_r = _mark(statement.body, scalars | counter, ints | counter,
-                                            dict(ranks))
+                                            dict(ranks), results, inside)
                 if scalars <= end_s and ints <= end_i and _agreeing(ranks, end_r) == ranks:
                     break
                 scalars, ints, ranks = scalars & end_s, ints & end_i, _agreeing(ranks, end_r)
+            bound |= inside
+            # first bound inside: after the loop, unbound (no trip) or of the kind it ends with
+            statement.s2sad_scalars_after = frozenset(scalars | (end_s - before - counter))
             continue
         statement.s2sad_scalars, statement.s2sad_ints = frozenset(scalars), frozenset(ints)
         statement.s2sad_ranks = dict(ranks)
         if isinstance(statement, gast.Return) or activity.written_array(statement):
             continue
-        scalar, integer = known(statement.value, scalars, ints)
-        rank = rank_of(statement.value, scalars, ints, ranks)
-        scalar = scalar or rank == 0
+        value = statement.value
+        if results is not None and isinstance(value, gast.Call) and \
+                getattr(value, "s2sad_user", False):
+            scalar, integer, rank = results(value, statement)
+        else:
+            scalar, integer, rank = kind_of(value, scalars, ints, ranks)
         targets = activity.targets(statement)
+        bound |= targets
         for target in targets:
             single = len(targets) == 1
             (scalars.add if scalar and single else scalars.discard)(target)
@@ -68,6 +97,17 @@ def _mark(statements, scalars, ints, ranks):
             else:
                 ranks.pop(target, None)
     return scalars, ints, ranks
+
+
+def _assigned(statements):
+    names = set()
+    for node in statements:
+        for child in gast.walk(node):
+            if isinstance(child, gast.Assign):
+                names |= activity.targets(child)
+            elif isinstance(child, (gast.For, gast.While)):
+                names |= activity.loop_target(child)
+    return names
 
 
 def _agreeing(a, b):

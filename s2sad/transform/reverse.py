@@ -32,7 +32,7 @@ import gast
 
 from s2sad.errors import TemplateError
 
-from . import activity, aliases, checkpoint, nancheck, nodes
+from . import activity, aliases, checkpoint, defer, nancheck, nodes, returns
 from . import kinds as kinds_module
 from .adjoints import Adjoints
 from .blocks import Blocks
@@ -77,7 +77,7 @@ class _Reverse:
     # ---- pass 1: the backward sweep, with markers ----------------------------------------------
 
     def build(self, adjoint_name, kinds):
-        kinds_module.mark(self.body, *kinds)
+        kinds_module.mark(self.body, *kinds, results=returns.of_call)
         aliases.check(self.source, self.body + [self.returned], self.namer.given)
         self._seed_return()
         backward = self._backward_block(self.body)
@@ -85,7 +85,8 @@ class _Reverse:
             raise TemplateError(sorted(self.blocks.problems,
                                        key=lambda d: (d.where.line, d.where.col)))
         self.adjoints.out = finals = []
-        grads = [self.adjoints.get(p) or nodes.call("rt.zeros_like", nodes.name(p))
+        grads = [self.adjoints.get(p) or (nodes.constant(0.0) if p in kinds[0] else
+                                          nodes.call("rt.zeros_like", nodes.name(p)))
                  for p in self.wrt]
         final_reads = self._names_read(finals + [gast.Expr(g) for g in grads])
         instrument = (lambda block: nancheck.instrument(block, self.blocks.discard)) \
@@ -108,6 +109,7 @@ class _Reverse:
         args = gast.arguments(params, [], None, [], [], None, [])
         function = gast.FunctionDef(adjoint_name, args, statements, [], None, None, [])
         saves.preallocate(function)
+        defer.defer(function, self.namer)
         function.body[:0] = [nodes.Comment("---- forward sweep ----")] + saves.stacks()
         return function
 
@@ -147,14 +149,15 @@ class _Reverse:
                             self._backward_block(statement.orelse))]
         touched, live, private = self._carried(statement)
         self.adjoints.out = before = []
-        self.adjoints.canonical(touched, zero=live, private=private)
+        scalars = getattr(statement, "s2sad_scalars_after", frozenset())
+        self.adjoints.canonical(touched, zero=live, private=private, scalars=scalars)
         entry = self.adjoints.snapshot()
         branches = []
         for side in (statement.body, statement.orelse):
             self.adjoints.restore(entry)
             code = self._backward_block(side)
             self.adjoints.out = code
-            self.adjoints.canonical(live, zero=live, private=private)
+            self.adjoints.canonical(live, zero=live, private=private, scalars=scalars)
             branches.append(code)
         self.adjoints.keep_only(live, drop=touched)
         return before + [_Marker("if", statement, *branches)]
@@ -167,11 +170,12 @@ class _Reverse:
             return [_Marker("loop", statement, self._backward_block(statement.body), []),
                     _Marker("restore", statement, [], [])]
         touched, live, private = self._carried(statement)
+        scalars = getattr(statement, "s2sad_scalars_after", frozenset())
         self.adjoints.out = before = []  # touched: already limited to live or present ones
-        self.adjoints.canonical(touched, zero=touched, private=private)
+        self.adjoints.canonical(touched, zero=touched, private=private, scalars=scalars)
         code = self._backward_block(statement.body)
         self.adjoints.out = code
-        self.adjoints.canonical(touched, zero=touched, private=private)
+        self.adjoints.canonical(touched, zero=touched, private=private, scalars=scalars)
         return before + [_Marker("loop", statement, code, []),
                          _Marker("restore", statement, [], [])]
 

@@ -1,0 +1,57 @@
+"""Functions whose generated code tests/test_generated_code.py reads: what a person writing the
+adjoint by hand would keep, and what they would not."""
+import numpy as np
+
+
+def chain(x0, v0, stiffness, steps):
+    """Springs between particles, semi-implicit Euler (benchmarks' particle_chain, shorter)."""
+    count = x0.shape[0]
+    x = x0.copy()
+    v = v0.copy()
+    for t in range(steps):
+        for i in range(1, count):
+            force = -stiffness[i - 1] * (x[i] - x[i - 1] - 1.0)
+            if i + 1 < count:
+                force = force + stiffness[i] * (x[i + 1] - x[i] - 1.0)
+            v[i] = v[i] + 0.01 * force
+        for i in range(1, count):
+            x[i] = x[i] + 0.01 * v[i]
+    loss = 0.0
+    for i in range(count):
+        loss = loss + x[i] * x[i] + 0.5 * v[i] * v[i]
+    return loss
+
+
+def scalar_loop(x, k, n):
+    """`c` does not change in the loop: nothing keeps it."""
+    c = -k * 0.5
+    s = 0.0
+    for i in range(n):
+        s = s + c * x * x
+        x = x * 0.9 + c
+    return s
+
+
+def squash(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def recurrent(w, u, xs):
+    """A small recurrent net: the weight gradients are outer products summed over steps."""
+    h = np.zeros(w.shape[0])
+    loss = 0.0
+    for t in range(xs.shape[0]):
+        h = squash(w @ h + u @ xs[t])
+        loss = loss + np.sum(h * h)
+    return loss
+
+
+def early_return(x):
+    """y is bound on two paths of three: its adjoint starts at 0.0, not zeros_like(y)."""
+    if x > 0:
+        y = x * x
+    elif x > -1:
+        y = -x
+    else:
+        return 3.0 * x
+    return y + 1.0

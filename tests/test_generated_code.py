@@ -1,0 +1,65 @@
+"""The shape of generated code: with the argument kinds known, what is kept for the backward
+sweep and how is what a person would write (issue 18). Each function's gradient is also
+checked against finite differences, JIT on and off."""
+import numpy as np
+import pytest
+
+import examples_generated as ex
+import s2sad
+from gradcheck import check_gradient
+
+RNG = np.random.default_rng(18)
+
+
+@pytest.fixture(scope="module")
+def chain_source():
+    args = (np.arange(5.0) + 0.05 * RNG.normal(size=5), 0.1 * RNG.normal(size=5),
+            RNG.uniform(0.5, 1.5, 4), 6)
+    grad = s2sad.grad(ex.chain, wrt=(0, 1, 2), jit=True)
+    check_gradient(ex.chain, args, (0, 1, 2), jit_fn=grad)
+    return grad.source
+
+
+def test_a_loop_nest_keeps_its_values_in_preallocated_arrays(chain_source):
+    assert "= []" not in chain_source  # no list used as a stack
+    assert ".append(" not in chain_source and ".pop()" not in chain_source
+    kept = [line.split("=")[0].strip() for line in chain_source.splitlines()
+            if "numpy.empty(" in line]
+    # the two stretches of the force, one value per step and particle; the final loop reads
+    # x and v in place (nothing overwrites them after it)
+    assert len(kept) == 2, kept
+    assert chain_source.count("numpy.empty((") == 2  # one index per loop level
+    assert "[t, i - 1]" in chain_source
+
+
+def test_no_helper_on_a_known_scalar(chain_source):
+    assert "rt.saved(" not in chain_source   # x[i] is a number: read, not copied
+    assert "rt.unbroadcast(" not in chain_source
+
+
+def test_a_loop_invariant_value_is_not_kept():
+    grad = s2sad.grad(ex.scalar_loop, wrt=(0, 1), jit=True)
+    check_gradient(ex.scalar_loop, (0.7, 1.3, 5), (0, 1), jit_fn=grad)
+    source = grad.source
+    assert "_stack_c" not in source and "_c_" not in source
+    assert "rt." not in source.split("# ---- backward sweep ----")[1]
+
+
+def test_outer_products_of_a_loop_are_one_matrix_product_after_it():
+    args = (0.3 * RNG.normal(size=(4, 4)), 0.3 * RNG.normal(size=(4, 3)),
+            RNG.normal(size=(7, 3)))
+    grad = s2sad.grad(ex.recurrent, wrt=(0, 1), jit=True)
+    check_gradient(ex.recurrent, args, (0, 1), jit_fn=grad)
+    source = grad.source
+    # squash's result is known to be a vector (returns.py), so both weights qualify
+    assert "dw += _dw_g.T @ _dw_b" in source
+    assert "du += _du_g.T @ _du_b" in source
+    assert "rt.matmul_grad_a" not in source
+
+
+@pytest.mark.parametrize("x", [2.0, -0.5, -3.0])
+def test_an_adjoint_bound_on_some_paths_only_starts_at_zero(x):
+    check_gradient(ex.early_return, (x,), (0,))
+    source = s2sad.grad(ex.early_return, jit=False)
+    source(x)
+    assert "rt.zeros_like" not in source.source
