@@ -195,7 +195,7 @@ class Saves(Tape):
         at `statement`: a parameter never assigned or written in place, a name assigned once
         outside loops and never written in place, or the counter of an enclosing `for` loop
         (the backward loop recomputes it)."""
-        if self._final(name, statement):
+        if self.final(name, statement):
             return True
         if name in self.written:
             return False
@@ -209,7 +209,7 @@ class Saves(Tape):
         return len(definitions) == 1 and name not in self.params and \
             self.region_of[id(definitions[0])] is None
 
-    def _final(self, name, statement):
+    def final(self, name, statement):
         """Whether nothing assigns or writes into `name` after `statement` in the forward sweep
         (every such statement comes before the top-level statement holding it, and no other
         name shares its array): then the backward block of `statement`, which runs before the

@@ -230,7 +230,7 @@ class Tape:
         if not is_loop(statement):
             value = getattr(statement, "value", None)
             if isinstance(value, gast.Subscript) and value.value.id in self.written and \
-                    not _is_element(statement):
+                    not _is_element(statement) and not self.final(value.value.id, statement):
                 # a view of an array written in place later would change under our feet
                 copy = gast.Assign(statement.targets, nodes.call("rt.saved", value), None)
                 return [gast.copy_location(copy, statement)]
