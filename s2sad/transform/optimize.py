@@ -10,23 +10,26 @@ reading one element of a tuple result's adjoint gets that element:
 """
 import gast
 
+from . import fold
+
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
          gast.Mult: lambda a, b: a * b}
 
 
 def tidy(function):
-    """Fold literal integer arithmetic, drop `** 1` and `* 1`, index tuple displays, and
-    accumulate private gradient arrays in place."""
+    """Fold literal integer arithmetic, drop `** 1` and `* 1`, index tuple displays,
+    accumulate private gradient arrays in place, then fold single-use temporaries back into the
+    expressions that read them (fold.py)."""
     function = _Folder().visit(function)
-    accumulate_in_place(function)
-    return function
+    owners = accumulate_in_place(function)
+    return fold.fold(function, owners)
 
 
 def accumulate_in_place(function):
     """`dw = dw + g` -> `dw += g` (no new array per accumulation; it matters in loops) for every
     gradient variable that provably owns its array: created once by `rt.zeros_like`, otherwise
     only ever accumulated into, written element-wise, or returned, so no other name can see the
-    array change.
+    array change. Returns those variables' names.
 
         dw_h = rt.zeros_like(w_h)                          dw_h = rt.zeros_like(w_h)
         for t in range(_trips0 - 1, -1, -1):        -->   for t in range(_trips0 - 1, -1, -1):
@@ -66,6 +69,7 @@ def accumulate_in_place(function):
     chosen = {id(a) for a in accumulations if a.targets[0].id in owners}
     if chosen:
         _in_place(function, chosen)
+    return owners
 
 
 def _in_place(node, chosen):

@@ -1,0 +1,575 @@
+"""Stage 7, last step: fold single-use temporaries back into the expression that reads them.
+
+Normalisation builds one operation per statement (ANF, right for analysis); printed as it is,
+each source statement comes out as a column of temporaries. Folding each temporary that is
+assigned once and read once, by a later statement of the same block, puts the code back in the
+shape a person writes:
+
+        # k1u = alpha * u - beta * u * w   [problems.py:82]      # k1u = alpha * u - ...
+        _t0 = alpha * u                                          k1u = alpha * u - beta * u * w
+        _t1 = beta * u                                 -->
+        _t2 = _t1 * w
+        k1u = _t0 - _t2
+
+        d_t11 = -dforce                                -->   dv[i] += -dforce * damping
+        d_t10 = d_t11 * damping
+        dv[i] += d_t10
+
+The expression tree is moved as it is (astor adds the parentheses it needs, emit.py proves the
+printing), so every operation keeps its operands and their order: the values are bit for bit
+the same, run as Python or compiled by Numba. A wrong fold is a wrong gradient, so the rules
+are conservative:
+
+- only the transformer's own names (`_t<N>` temporaries and their adjoints `d_t<N>`), stored
+  exactly once and read exactly once in the whole function (a value kept on a tape, pushed and
+  restored, is read or stored twice);
+- the read is in a later statement of the same statement list (not in a nested body), with no
+  Comment between (a Comment starts another source statement's block: the `# grad of:` lines
+  and the debugger's line mapping, tracing.py, stay true), and not in an assignment's target,
+  a loop header, an `if`/`while` test, a comprehension, a conditionally evaluated operand, or a
+  save on a tape (`_stack_x[t] = _t1`);
+- only pure expressions move: arithmetic, comparisons, subscripts, `.shape`-like attributes and
+  calls of NumPy ufuncs, `math`, a few NumPy functions and side-effect-free `rt` helpers;
+- nothing between the definition and the read (nor what the reading statement evaluates first)
+  may change a value the expression reads: a statement there may rebind other names, push to a
+  tape, or write in place into an array no other name can see (a tape, a gradient accumulated
+  in place by optimize.accumulate_in_place); any other in-place write, any other call and any
+  compound statement stops the fold.
+"""
+import math
+import re
+
+import gast
+import numpy
+
+from .nodes import Comment, dotted_parts
+
+TEMPORARY = re.compile(r"d?_t\d+\Z")
+WIDTH = 79  # astor wraps longer lines (clumsily): a fold that makes one stays undone
+_TAPE = "_stack"  # tape.py's stacks and preallocated tapes: `_stack_x`, `_stack_trips0`
+_SCOPES = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Lambda)
+_COMPARISONS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
+_ATTRIBUTES = frozenset({"shape", "ndim", "size", "T", "real", "imag"})  # reads (`.T`: a view)
+# NumPy functions without effects, and how many positional arguments they may get before the
+# next one would be `out` (written in place)
+_NUMPY = {"sum": 2, "prod": 2, "mean": 2, "dot": 2, "vdot": 2, "inner": 2, "outer": 2,
+          "matmul": 2, "trace": 2, "transpose": 2, "ravel": 2, "diag": 2, "amax": 2, "amin": 2,
+          "max": 2, "min": 2, "where": 3}
+_LINALG = frozenset({"norm", "det", "inv", "solve"})
+_RT = frozenset({"unbroadcast", "unreduce", "zeros_like", "broadcast_like", "reduce_sum",
+                 "reshape_like", "matmul_grad_a", "matmul_grad_b"})
+_BUILTINS = frozenset({"len", "float", "int", "abs"})
+# calls that change no existing value, though not moved: copies and new arrays
+_FRESH = frozenset({("rt", "saved"), ("rt", "copy"), ("numpy", "copy"), ("numpy", "empty"),
+                    ("numpy", "zeros"), ("numpy", "ones"), ("range",)})
+_ALLOCATIONS = frozenset({("numpy", "empty"), ("numpy", "zeros"), ("numpy", "ones")})
+
+
+def fold(function, owners=()):
+    """Fold the single-use temporaries of a gast FunctionDef, in place; returns it.
+    `owners`: gradient arrays no other name can see (optimize.accumulate_in_place)."""
+    uses = _Uses(function)
+    parameters = {n.id for n in gast.walk(function.args) if isinstance(n, gast.Name)}
+    private = _private_arrays(uses)
+    lists = {n for n, kind in private.items() if kind == "list"}
+    private = set(private) | (set(owners) - uses.multiple - parameters)
+    _Folder(uses, private, lists).block(function.body)
+    return function
+
+
+class _Uses:
+    """One walk over the whole function: how often each name is stored and read; for each
+    read of a temporary, the statement (an element of some statement list) holding it; and
+    what `_private_arrays` and `_integers` look at."""
+
+    def __init__(self, function):
+        self.stores, self.loads, self.read_at, self.holder = {}, {}, {}, {}
+        self.multiple = set()    # declared global/nonlocal: never folded, never private
+        self.assigned = {}       # name -> the values of its `name = value` statements
+        self.simple = set()      # ids of the Name targets of those, and of `for i in range(...)`
+        self.stored = []         # every other Name stored (params, tuple targets, ...)
+        self.subscripts = []     # `a[...]` with `a` a name
+        self.methods = []        # `a.method(...)` with `a` a name
+        self._expression(function.args, function)
+        self._statements(function.body)
+
+    def _statements(self, statements):
+        for statement in statements:
+            self._note(statement)
+            for field in statement._fields:
+                value = getattr(statement, field, None)
+                if not isinstance(value, list):
+                    if isinstance(value, gast.AST):
+                        self._expression(value, statement)
+                elif value and isinstance(value[0], gast.stmt):
+                    self._statements(value)
+                else:
+                    for item in value:
+                        if isinstance(getattr(item, "body", None), list):  # except handlers
+                            for part in item._fields:
+                                if part != "body" and isinstance(getattr(item, part), gast.AST):
+                                    self._expression(getattr(item, part), statement)
+                            self._statements(item.body)
+                        elif isinstance(item, gast.AST):
+                            self._expression(item, statement)
+
+    def _expression(self, node, holder):
+        pending = [node]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
+                    self.loads[node.id] = self.loads.get(node.id, 0) + 1
+                    if node.id.startswith(("_t", "d_t")):
+                        self.read_at[node.id] = node
+                        self.holder[id(node)] = holder
+                else:
+                    self.stores[node.id] = self.stores.get(node.id, 0) + 1
+                    if id(node) not in self.simple:
+                        self.stored.append(node.id)
+                if getattr(node, "annotation", None) is not None:
+                    pending.append(node.annotation)
+                continue
+            self._note(node)
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    pending.extend(v for v in value if isinstance(v, gast.AST))
+                elif isinstance(value, gast.AST):
+                    pending.append(value)
+
+    def _note(self, node):
+        kind = type(node)
+        if kind is gast.Assign:
+            target = node.targets[0]
+            if len(node.targets) == 1 and isinstance(target, gast.Name):
+                self.assigned.setdefault(target.id, []).append(node.value)
+                self.simple.add(id(target))
+        elif kind is gast.For:
+            if isinstance(node.target, gast.Name) and isinstance(node.iter, gast.Call) and \
+                    dotted_parts(node.iter.func) == ["range"]:
+                self.simple.add(id(node.target))
+        elif kind is gast.AugAssign:
+            if isinstance(node.target, gast.Name):
+                self.loads[node.target.id] = self.loads.get(node.target.id, 0) + 1
+        elif kind is gast.Subscript:
+            if isinstance(node.value, gast.Name):
+                self.subscripts.append(node)
+        elif kind is gast.Call:
+            if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
+                self.methods.append(node)
+        elif kind in (gast.Global, gast.Nonlocal):
+            self.multiple.update(node.names)
+
+    def single(self, name):
+        return self.stores.get(name, 0) == 1 and self.loads.get(name, 0) == 1 and \
+            name not in self.multiple
+
+    def never_stored(self, name):
+        return not self.stores.get(name) and name not in self.multiple
+
+
+class _Folder:
+    def __init__(self, uses, private, lists):
+        self.uses, self.private, self.lists = uses, private, lists
+
+    def block(self, statements, depth=1):
+        index = 0
+        while index < len(statements):
+            if not self._fold(statements, index, depth):
+                index += 1
+        for statement in statements:
+            for field, value in gast.iter_fields(statement):
+                if isinstance(value, list) and value and isinstance(value[0], gast.stmt):
+                    self.block(value, depth + 1)
+            for handler in getattr(statement, "handlers", ()):
+                self.block(handler.body, depth + 1)
+
+    def _fold(self, statements, index, depth):
+        """Fold the temporary `statements[index]` defines into its reader; whether it did."""
+        definition = statements[index]
+        if not (isinstance(definition, gast.Assign) and len(definition.targets) == 1 and
+                isinstance(definition.targets[0], gast.Name)):
+            return False
+        name = definition.targets[0].id
+        if not (TEMPORARY.match(name) and self.uses.single(name) and
+                _movable(definition.value, self.uses)):
+            return False
+        read = self.uses.read_at[name]
+        holder = self.uses.holder.get(id(read))
+        reads = _names_read(definition.value)
+        for later in range(index + 1, len(statements)):
+            statement = statements[later]
+            if isinstance(statement, Comment):
+                return False
+            if statement is holder:
+                site = self._site(statement, read, reads)
+                if site is None:
+                    return False
+                parent, field, position = site
+                _put(parent, field, position, definition.value)
+                if 4 * depth + _statement_width(statement) > WIDTH:
+                    _put(parent, field, position, read)  # astor would wrap it: keep the name
+                    return False
+                del statements[index]
+                return True
+            if not self._clear(statement, reads):
+                return False
+        return False
+
+    def _site(self, statement, read, reads):
+        """(parent, field, list position or None) of `read` in `statement`, if the value may be
+        put there: the value part of an assignment, an expression statement or a return, on a
+        path evaluated unconditionally, in the function's own scope; and nothing the statement
+        evaluates (calls other than pure ones) may change what the value reads."""
+        if isinstance(statement, gast.Assign):  # (its targets are evaluated after the value)
+            if any(_is_tape(t) for t in statement.targets):
+                return None  # a save: the temporary is the kept value
+        elif isinstance(statement, gast.AugAssign):  # `a[i] += v`: `a[i]` is read first
+            if _is_tape(statement.target) or \
+                    not self._expression_clear(statement.target, reads):
+                return None
+        elif not isinstance(statement, (gast.Expr, gast.Return)):
+            return None
+        if statement.value is None:
+            return None
+        path = _path(statement, "value", statement.value, read)
+        if path is None:
+            return None
+        on_path = {id(parent) for parent, _, _ in path}
+        for parent, field, position in path:
+            if isinstance(parent, _SCOPES) or \
+                    isinstance(parent, gast.IfExp) and field != "test" or \
+                    isinstance(parent, gast.BoolOp) and position != 0:
+                return None
+        if isinstance(statement, gast.Expr) and _is_push(statement.value):
+            return None  # `_stack_x.append(_t1)`: kept on a tape
+        for node in gast.walk(statement.value):
+            if isinstance(node, gast.NamedExpr):
+                return None
+            if isinstance(node, gast.Call) and id(node) not in on_path and \
+                    not self._call_clear(node, reads):
+                return None
+        return path[-1]
+
+    def _clear(self, statement, reads):
+        """Whether running `statement` (between a definition and its read) leaves every value
+        the names `reads` refer to as it was."""
+        if isinstance(statement, gast.Pass):
+            return True
+        if isinstance(statement, gast.Assign):
+            value_clear = self._expression_clear(statement.value, reads)
+            return value_clear and all(self._target_clear(t, reads) for t in statement.targets)
+        if isinstance(statement, gast.AugAssign):
+            target = statement.target
+            if isinstance(target, gast.Name):  # in place when it holds an array
+                target_clear = target.id not in reads and target.id in self.private
+            else:  # (`stack[k] += v` may change the array in the list in place)
+                target_clear = self._target_clear(target, reads) and \
+                    getattr(target.value, "id", None) not in self.lists
+            return target_clear and self._expression_clear(statement.value, reads)
+        if isinstance(statement, gast.Expr):
+            return self._expression_clear(statement.value, reads)
+        return False  # compound statements, return, raise, ...
+
+    def _target_clear(self, target, reads):
+        if isinstance(target, gast.Name):
+            return target.id not in reads
+        if isinstance(target, (gast.Tuple, gast.List)):
+            return all(self._target_clear(t, reads) for t in target.elts)
+        if isinstance(target, gast.Starred):
+            return self._target_clear(target.value, reads)
+        if isinstance(target, gast.Subscript):  # an element write: in place
+            base = target.value
+            return isinstance(base, gast.Name) and base.id in self.private and \
+                base.id not in reads and self._expression_clear(target.slice, reads)
+        return False
+
+    def _expression_clear(self, expression, reads):
+        for node in gast.walk(expression):
+            if isinstance(node, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)):
+                return False
+            if isinstance(node, gast.Call) and not self._call_clear(node, reads):
+                return False
+        return True
+
+    def _call_clear(self, call, reads):
+        """A call that changes no value `reads` refer to: pure, a copy or a new array, or a
+        push or pop on a private stack they do not read."""
+        if _pure_call(call, self.uses):
+            return True
+        parts = dotted_parts(call.func)
+        if parts is not None and tuple(parts) in _FRESH and self.uses.never_stored(parts[0]):
+            return not any(k.arg == "out" for k in call.keywords)
+        if isinstance(call.func, gast.Attribute) and call.func.attr in ("append", "pop") and \
+                isinstance(call.func.value, gast.Name):
+            stack = call.func.value.id
+            return stack in self.private and stack not in reads
+        return False
+
+
+def _put(parent, field, position, node):
+    if position is None:
+        setattr(parent, field, node)
+    else:
+        getattr(parent, field)[position] = node
+
+
+def _path(parent, field, node, wanted, position=None):
+    """[(parent, field, position)] from `parent.field` down to the node `wanted`, the last
+    entry holding `wanted` itself; None if it is not there."""
+    if node is wanted:
+        return [(parent, field, position)]
+    if not isinstance(node, gast.AST):
+        return None
+    for name, value in gast.iter_fields(node):
+        items = enumerate(value) if isinstance(value, list) else [(None, value)]
+        for index, item in items:
+            if isinstance(item, gast.AST):
+                found = _path(node, name, item, wanted, index)
+                if found is not None:
+                    return [(parent, field, position)] + found
+    return None
+
+
+def _names_read(expression):
+    return {n.id for n in gast.walk(expression) if isinstance(n, gast.Name)}
+
+
+def _is_tape(target):
+    return isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
+        target.value.id.startswith(_TAPE)
+
+
+def _is_push(call):
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr == "append"
+
+
+def _movable(node, uses):
+    """Whether `node` is a pure expression: evaluated later, with the names it reads
+    unchanged, it gives the same value (or the same view of the same array)."""
+    if isinstance(node, gast.Name):
+        return isinstance(node.ctx, gast.Load)
+    if isinstance(node, gast.Constant):
+        value = node.value
+        if isinstance(value, (bool, str)) or value is None:
+            return True
+        # a negative literal prints as `-2`, which parses back as a negation (DESIGN.md 5)
+        return type(value) in (int, float) and math.isfinite(value) and value >= 0
+    if isinstance(node, gast.BinOp):
+        return _movable(node.left, uses) and _movable(node.right, uses)
+    if isinstance(node, gast.UnaryOp):
+        return _movable(node.operand, uses)
+    if isinstance(node, gast.Compare):
+        return all(isinstance(op, _COMPARISONS) for op in node.ops) and \
+            _movable(node.left, uses) and all(_movable(c, uses) for c in node.comparators)
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.ctx, gast.Load) and _movable(node.value, uses) and \
+            _movable(node.slice, uses)
+    if isinstance(node, gast.Slice):
+        return all(part is None or _movable(part, uses)
+                   for part in (node.lower, node.upper, node.step))
+    if isinstance(node, gast.Tuple):
+        return isinstance(node.ctx, gast.Load) and all(_movable(e, uses) for e in node.elts)
+    if isinstance(node, gast.Attribute):
+        if node.attr in _ATTRIBUTES:
+            return _movable(node.value, uses)
+        parts = dotted_parts(node)  # a module's constant: numpy.pi, math.inf
+        return parts is not None and len(parts) == 2 and parts[0] in ("numpy", "math") and \
+            uses.never_stored(parts[0]) and \
+            isinstance(getattr({"numpy": numpy, "math": math}[parts[0]], parts[1], None),
+                       (int, float))
+    if isinstance(node, gast.Call):
+        return _pure_call(node, uses) and \
+            all(_movable(a, uses) for a in node.args) and \
+            all(_movable(k.value, uses) for k in node.keywords)
+    return False
+
+
+def _pure_call(call, uses):
+    """A call of a function without effects: a NumPy ufunc (no `out`), `math.*`, a few NumPy
+    and `rt` functions, `len`/`float`/`int`/`abs`."""
+    parts = dotted_parts(call.func)
+    if parts is None or not uses.never_stored(parts[0]) or \
+            any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None or k.arg in ("out", "where") for k in call.keywords):
+        return False
+    if len(parts) == 1:
+        return parts[0] in _BUILTINS and not call.keywords
+    module, function = parts[0], parts[-1]
+    if len(parts) == 3:
+        return parts[:2] == ["numpy", "linalg"] and function in _LINALG
+    if len(parts) != 2:
+        return False
+    if module == "numpy":
+        found = getattr(numpy, function, None)
+        if isinstance(found, numpy.ufunc):
+            return len(call.args) <= found.nin and not call.keywords
+        return len(call.args) <= _NUMPY.get(function, -1)
+    if module == "math":
+        return callable(getattr(math, function, None))
+    return module == "rt" and function in _RT
+
+
+def _private_arrays(uses):
+    """Tapes and other arrays no name but their own can see: assigned only a new list or a new
+    NumPy array, and read only as `a[index]` giving one element (not a view), or pushed and
+    popped. A write into one changes only what reads it by name. {name: "list" or the number
+    of dimensions}"""
+    if not uses.never_stored("len"):
+        return {}
+    integers = _integers(uses)
+    dimensions = {}
+    for name, values in uses.assigned.items():
+        found = {_allocation(v, uses, integers) for v in values}
+        if len(found) == 1 and None not in found and len(values) == uses.stores[name] and \
+                name not in uses.multiple:
+            dimensions[name] = found.pop()
+    if not dimensions:
+        return {}
+    allowed = {}
+    for node in uses.subscripts:
+        name = node.value.id
+        if name in dimensions and _element(node.slice, dimensions[name], integers):
+            allowed[name] = allowed.get(name, 0) + 1
+    for node in uses.methods:
+        name = node.func.value.id
+        if dimensions.get(name) == "list" and not node.keywords and \
+                (node.func.attr == "append" and len(node.args) == 1 or
+                 node.func.attr == "pop" and not node.args):
+            allowed[name] = allowed.get(name, 0) + 1
+    return {n: d for n, d in dimensions.items() if allowed.get(n, 0) == uses.loads.get(n, 0)}
+
+
+def _allocation(value, uses, integers):
+    """"list" for `[]`, the number of dimensions for `numpy.empty(shape)` (also zeros, ones:
+    float64) with a shape of known length, else None."""
+    if isinstance(value, gast.List) and not value.elts:
+        return "list"
+    if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords):
+        return None
+    parts = dotted_parts(value.func)
+    if parts is None or tuple(parts) not in _ALLOCATIONS or not uses.never_stored("numpy"):
+        return None
+    shape = value.args[0]
+    sizes = shape.elts if isinstance(shape, gast.Tuple) else [shape]
+    return len(sizes) if all(_integral(s, integers) for s in sizes) else None
+
+
+def _element(index, ndim, integers):
+    """Whether `a[index]` on an array of `ndim` dimensions (or a list) is one element (a copy,
+    not a view): as many indexes as dimensions, each an int."""
+    if ndim == "list":
+        return True
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    return len(parts) == ndim and all(_integral(p, integers) for p in parts)
+
+
+_INTEGER_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
+
+
+def _integral(node, integers):
+    """Whether `node` always gives a Python int: a literal, `len(...)`, integer arithmetic, or
+    a name in `integers`."""
+    if isinstance(node, gast.Constant):
+        return type(node.value) is int
+    if isinstance(node, gast.Name):
+        return node.id in integers
+    if isinstance(node, gast.BinOp):
+        return isinstance(node.op, _INTEGER_OPS) and _integral(node.left, integers) and \
+            _integral(node.right, integers)
+    if isinstance(node, gast.UnaryOp):
+        return isinstance(node.op, (gast.USub, gast.UAdd)) and \
+            _integral(node.operand, integers)
+    return isinstance(node, gast.Call) and dotted_parts(node.func) == ["len"] and \
+        len(node.args) == 1 and not node.keywords
+
+
+def _integers(uses):
+    """Names that only ever hold Python ints: each of their stores is a `for` over a `range`
+    or an assignment of an int expression (the largest such set: by induction over the run,
+    a name read before any store raises instead). Empty if the function rebinds `range`."""
+    if not uses.never_stored("range"):
+        return set()
+    integers = set(uses.stores) - set(uses.stored) - uses.multiple
+    changed = True
+    while changed:
+        changed = False
+        for name in list(integers):
+            if not all(_integral(v, integers) for v in uses.assigned.get(name, ())):
+                integers.discard(name)
+                changed = True
+    return integers
+
+
+# ---- how wide astor prints a statement (about: to keep folded lines unwrapped) ----------------
+
+_PRECEDENCE = {gast.Or: 1, gast.And: 2, gast.Not: 3, gast.BitOr: 5, gast.BitXor: 6,
+               gast.BitAnd: 7, gast.LShift: 8, gast.RShift: 8, gast.Add: 9, gast.Sub: 9,
+               gast.Mult: 10, gast.Div: 10, gast.FloorDiv: 10, gast.Mod: 10, gast.MatMult: 10,
+               gast.USub: 11, gast.UAdd: 11, gast.Invert: 11, gast.Pow: 12}
+_SYMBOLS = {gast.FloorDiv: 2, gast.Pow: 2, gast.LShift: 2, gast.RShift: 2, gast.Not: 4,
+            gast.Eq: 2, gast.NotEq: 2, gast.LtE: 2, gast.GtE: 2, gast.Is: 2, gast.IsNot: 6,
+            gast.In: 2, gast.NotIn: 6, gast.And: 3, gast.Or: 2}
+_ATOM = 13
+
+
+def _statement_width(statement):
+    if isinstance(statement, gast.Assign):
+        return sum(_width(t, 0, True) + 3 for t in statement.targets) + \
+            _width(statement.value, 0, True)
+    if isinstance(statement, gast.AugAssign):
+        return _width(statement.target) + _SYMBOLS.get(type(statement.op), 1) + 3 + \
+            _width(statement.value, 0, True)
+    if isinstance(statement, gast.Return):
+        return 6 + (1 + _width(statement.value, 0, True) if statement.value else 0)
+    return _width(statement.value, 0, True)
+
+
+def _width(node, context=0, bare=False):
+    """About how many characters astor prints for the expression `node` where the precedence
+    `context` is needed (`bare`: a tuple without parentheses)."""
+    if isinstance(node, gast.Name):
+        return len(node.id)
+    if isinstance(node, gast.Constant):
+        return len(repr(node.value))
+    if isinstance(node, gast.Attribute):
+        return _width(node.value, _ATOM) + 1 + len(node.attr)
+    if isinstance(node, gast.Subscript):
+        return _width(node.value, _ATOM) + 2 + _width(node.slice, 0, True)
+    if isinstance(node, gast.Slice):
+        parts = [p for p in (node.lower, node.upper, node.step) if p is not None]
+        return sum(_width(p) for p in parts) + (2 if node.step is not None else 1)
+    if isinstance(node, gast.Call):
+        arguments = [_width(a) for a in node.args] + \
+            [(len(k.arg) + 1 if k.arg else 2) + _width(k.value) for k in node.keywords]
+        return _width(node.func, _ATOM) + 2 + sum(arguments) + 2 * max(len(arguments) - 1, 0)
+    if isinstance(node, (gast.Tuple, gast.List)):
+        inner = sum(_width(e) for e in node.elts) + 2 * max(len(node.elts) - 1, 0)
+        return inner + (0 if bare and isinstance(node, gast.Tuple) and node.elts else 2)
+    if isinstance(node, gast.Starred):
+        return 1 + _width(node.value, _ATOM)
+    if isinstance(node, gast.BinOp):
+        own = _PRECEDENCE.get(type(node.op), 9)
+        left, right = (own + 1, own - 1) if isinstance(node.op, gast.Pow) else (own, own + 1)
+        width = _width(node.left, left) + _SYMBOLS.get(type(node.op), 1) + 2 + \
+            _width(node.right, right)
+    elif isinstance(node, gast.UnaryOp):
+        own = _PRECEDENCE.get(type(node.op), 11)
+        width = _SYMBOLS.get(type(node.op), 1) + _width(node.operand, own)
+    elif isinstance(node, gast.Compare):
+        own = 4
+        width = _width(node.left, own + 1) + sum(
+            _SYMBOLS.get(type(op), 1) + 2 + _width(c, own + 1)
+            for op, c in zip(node.ops, node.comparators))
+    elif isinstance(node, gast.BoolOp):
+        own = _PRECEDENCE[type(node.op)]
+        width = sum(_width(v, own + 1) for v in node.values) + \
+            (_SYMBOLS[type(node.op)] + 2) * (len(node.values) - 1)
+    elif isinstance(node, gast.IfExp):
+        own = 0
+        width = _width(node.body, 1) + _width(node.test, 1) + _width(node.orelse) + 10
+    else:
+        return 40  # (what is not folded into: comprehensions, lambdas, ...) a guess
+    return width + (2 if own < context else 0)
