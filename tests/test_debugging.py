@@ -107,7 +107,7 @@ def test_forward_sweep_error_names_generated_and_original_line():
     path, text = df.path, df.source
     generated = innermost_line(info.value, path)
     code = text.splitlines()[generated - 1].strip()
-    assert re.fullmatch(r"\w+ = x\[k\]", code)
+    assert re.fullmatch(r"\w+ = x\[k\] \* 2\.0", code)  # the read, folded into its use
     assert generated < line_of(text, "# ---- backward sweep ----")
     assert s2sad_notes(info.value) == [(
         f"s2sad: raised in the generated forward sweep at {path}:{generated}\n"
