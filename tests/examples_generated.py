@@ -55,3 +55,15 @@ def early_return(x):
     else:
         return 3.0 * x
     return y + 1.0
+
+
+def elementwise(x):
+    """Every operand has x's shape: no gradient needs summing back to a smaller shape."""
+    y = x * x
+    z = np.tanh(y) * 2.0
+    return np.sum(z * y - x)
+
+
+def broadcasting(x, w):
+    """x (n, 1) times w (m,) is (n, m): both gradients are sums over the broadcast axes."""
+    return np.sum(np.tanh(x * w) * w)

@@ -63,3 +63,16 @@ def test_an_adjoint_bound_on_some_paths_only_starts_at_zero(x):
     source = s2sad.grad(ex.early_return, jit=False)
     source(x)
     assert "rt.zeros_like" not in source.source
+
+
+def test_operands_of_one_shape_need_no_unbroadcast():
+    grad = s2sad.grad(ex.elementwise, jit=True)
+    check_gradient(ex.elementwise, (RNG.normal(size=(3, 2)),), (0,), jit_fn=grad)
+    assert "rt.unbroadcast" not in grad.source
+
+
+def test_operands_that_broadcast_keep_their_sums():
+    grad = s2sad.grad(ex.broadcasting, wrt=(0, 1), jit=True)
+    check_gradient(ex.broadcasting, (RNG.normal(size=(3, 1)), RNG.normal(size=4)), (0, 1),
+                   jit_fn=grad)
+    assert "rt.unbroadcast" in grad.source

@@ -91,7 +91,8 @@ class Blocks:
                 continue
             others = [a for a in args if a is not argument]
             if rule.broadcasting and not all(is_scalar(a, statement.s2sad_scalars)
-                                             for a in others):
+                                             for a in others) and \
+                    not kinds_module.same_shape(argument, others, statement):
                 expression = nodes.call("rt.unbroadcast", expression, argument)
             _mark_outer_product(expression, args, statement)
             self.adjoints.contribute(argument.id, expression)

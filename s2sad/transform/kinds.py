@@ -34,7 +34,8 @@ def mark(statements, scalars, ints, ranks=(), results=None):
     loop with the scalars known after it (`s2sad_scalars_after`). `ranks`: the
     parameters' (name, ndim) pairs. `results(call, statement)`: what a call of a user function
     returns, as `kind_of` says it (returns.py). Returns what is known after `statements`."""
-    return _mark(statements, set(scalars), set(ints), dict(ranks), results)
+    shapes = {name: object() for name in _parameter_like(statements)}
+    return _mark(statements, set(scalars), set(ints), dict(ranks), results, None, shapes)[:3]
 
 
 def kind_of(value, scalars, ints, ranks):
@@ -44,20 +45,22 @@ def kind_of(value, scalars, ints, ranks):
     return scalar or rank == 0, integer, 0 if scalar else rank
 
 
-def _mark(statements, scalars, ints, ranks, results, bound=None):
+def _mark(statements, scalars, ints, ranks, results, bound=None, shapes=None):
     """`bound`: the names that may hold a value here (updated in place); a name bound on one
-    path only keeps the kind that path gives it (on the other it has no value to disagree)."""
+    path only keeps the kind that path gives it (on the other it has no value to disagree).
+    `shapes`: name -> shape class (`same_shape`)."""
     bound = set() if bound is None else bound
+    shapes = {} if shapes is None else shapes
     for statement in statements:
         if isinstance(statement, gast.If):
             b1, b2 = set(bound), set(bound)
-            s1, i1, r1 = _mark(statement.body, set(scalars), set(ints), dict(ranks), results, b1)
-            s2, i2, r2 = _mark(statement.orelse, set(scalars), set(ints), dict(ranks), results,
-                               b2)
+            s1, i1, r1, h1 = _mark(statement.body, set(scalars), set(ints), dict(ranks),
+                                   results, b1, dict(shapes))
+            s2, i2, r2, h2 = _mark(statement.orelse, set(scalars), set(ints), dict(ranks),
+                                   results, b2, dict(shapes))
             scalars = (s1 & s2) | (s1 - b2) | (s2 - b1)
             ints = (i1 & i2) | (i1 - b2) | (i2 - b1)
-            ranks = {**_agreeing(r1, r2), **{n: r for n, r in r1.items() if n not in b2},
-                     **{n: r for n, r in r2.items() if n not in b1}}
+            ranks, shapes = _merged(r1, r2, b1, b2), _merged(h1, h2, b1, b2)
             bound |= b1 | b2
             statement.s2sad_scalars_after = frozenset(scalars)
             continue
@@ -65,10 +68,13 @@ def _mark(statements, scalars, ints, ranks, results, bound=None):
             counter = activity.loop_target(statement)
             before = set(bound)
             again = _assigned(statement.body)  # bound by the previous iteration
+            for name in again:
+                shapes.pop(name, None)  # a class made in the body is new at each iteration
             while True:  # what is known at the head is known before and after each iteration
                 inside = before | counter | again
-                end_s, end_i, end_r = _mark(statement.body, scalars | counter, ints | counter,
-                                            dict(ranks), results, inside)
+                end_s, end_i, end_r, _ = _mark(statement.body, scalars | counter,
+                                               ints | counter, dict(ranks), results, inside,
+                                               dict(shapes))
                 if scalars <= end_s and ints <= end_i and _agreeing(ranks, end_r) == ranks:
                     break
                 scalars, ints, ranks = scalars & end_s, ints & end_i, _agreeing(ranks, end_r)
@@ -78,6 +84,7 @@ def _mark(statements, scalars, ints, ranks, results, bound=None):
             continue
         statement.s2sad_scalars, statement.s2sad_ints = frozenset(scalars), frozenset(ints)
         statement.s2sad_ranks = dict(ranks)
+        statement.s2sad_shapes = dict(shapes)
         if isinstance(statement, gast.Return) or activity.written_array(statement):
             continue
         value = statement.value
@@ -88,6 +95,7 @@ def _mark(statements, scalars, ints, ranks, results, bound=None):
             scalar, integer, rank = kind_of(value, scalars, ints, ranks)
         targets = activity.targets(statement)
         bound |= targets
+        shape = _shape_class(value, scalars, shapes) if len(targets) == 1 else None
         for target in targets:
             single = len(targets) == 1
             (scalars.add if scalar and single else scalars.discard)(target)
@@ -96,7 +104,57 @@ def _mark(statements, scalars, ints, ranks, results, bound=None):
                 ranks[target] = rank
             else:
                 ranks.pop(target, None)
-    return scalars, ints, ranks
+            shapes[target] = shape if shape is not None else object()
+    return scalars, ints, ranks, shapes
+
+
+def _merged(a, b, bound_a, bound_b):
+    """What both paths agree on, and what only the path that binds a name says of it."""
+    return {**_agreeing(a, b), **{n: v for n, v in a.items() if n not in bound_b},
+            **{n: v for n, v in b.items() if n not in bound_a}}
+
+
+def _shape_class(value, scalars, shapes):
+    """The shape class of an elementwise operation's result: that of its operands that are
+    not known scalars, when they all share one (`x * x`, `numpy.tanh(a) * 2.0`); None if not
+    shown (a new class)."""
+    if isinstance(value, gast.Name):
+        operands = [value]
+    elif isinstance(value, gast.UnaryOp):
+        operands = [value.operand]
+    elif isinstance(value, gast.BinOp) and not isinstance(value.op, gast.MatMult):
+        operands = [value.left, value.right]
+    elif isinstance(value, gast.Call) and not value.keywords and value.args and (
+            isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or
+            getattr(value, "s2sad_ref", None) in SAME_RANK):
+        operands = value.args
+    else:
+        return None
+    classes = {shapes.get(a.id) if isinstance(a, gast.Name) else None
+               for a in operands if not is_scalar(a, scalars)}
+    if len(classes) != 1 or None in classes:
+        return None
+    return classes.pop()
+
+
+def same_shape(argument, others, statement):
+    """Whether `argument` has the shape of the broadcast of itself and `others` (each a known
+    scalar or of argument's shape class): its gradient then needs no `rt.unbroadcast`."""
+    shapes = getattr(statement, "s2sad_shapes", {})
+    if not isinstance(argument, gast.Name) or shapes.get(argument.id) is None:
+        return False
+    return all(is_scalar(o, statement.s2sad_scalars) or
+               (isinstance(o, gast.Name) and shapes.get(o.id) is shapes[argument.id])
+               for o in others)
+
+
+def _parameter_like(statements):
+    """Names read before any assignment (parameters, globals): each its own shape class."""
+    read = set()
+    for node in statements:
+        read |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load)}
+    return read
 
 
 def _assigned(statements):
