@@ -132,6 +132,12 @@ def text_of(path):
     return text
 
 
+def remember(path, text):
+    """Take `text`, read from `path` and checked by the caller (the index of generated files),
+    as what this process stored there: text_of serves it, and writes it again if it goes."""
+    _stored[path] = text
+
+
 def is_known(path):
     """Whether `path` is a generated file: stored by this process, or on disk."""
     return path in _stored or os.path.exists(path)

@@ -8,7 +8,8 @@ parameters at `positions` (reverse mode); `tangent(f, positions)` generates
 `jvp_f(params..., tangents...) -> (value, tangent)` (forward mode: forward.py instead of
 reverse.py); `primal(g)` generates a callable copy of a user function that an
 adjoint calls in its forward sweep. Callees are generated recursively, each into its own file;
-each (function, positions) is transformed once per process.
+each (function, positions) is transformed once per process, and not at all when the index of
+generated files (index.py) has what an earlier process generated for it.
 """
 import dataclasses
 import os
@@ -29,6 +30,7 @@ from . import (
     exits,
     fence,
     forward,
+    index,
     nodes,
     normalize,
     optimize,
@@ -47,15 +49,26 @@ class Generated:
     path: str          # the generated file
     function: str      # the function's name inside it
     text: str
-    source: parse.SourceFunction
+    parsed: object     # the parse.SourceFunction it was generated from; from the index, the
+                       # user function (parsed when `source` is first asked for)
     python_only: tuple = ()   # functions whose rules Numba cannot compile, callees' included
     clogs: tuple = ()         # warnings where the gradient stops (clogs.py), callees' included
     unused: tuple = ()        # warnings for `wrt` parameters the output does not depend on
     outputs: int = 0          # how many values the function returns: 0 for one, n for a tuple
+    scalar: bool = False      # known to have no `return` of a tuple (from the index)
+
+    @property
+    def source(self):
+        """The parse.SourceFunction of the function it was generated from."""
+        if not isinstance(self.parsed, parse.SourceFunction):
+            object.__setattr__(self, "parsed", parse.parse_function(self.parsed))
+        return self.parsed
 
 
 _done = {}             # (function, code, what, ...) -> Generated: the per-process memo
 _in_progress = set()
+_seen = set()          # (code, what) this process looked up in the index or transformed
+STATS = {"transformed": 0, "from index": 0}   # counts, for tests and measurements
 
 
 def forget(functions):
@@ -77,7 +90,7 @@ def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
     key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, check_nan,
            templates.generation())
     if key not in _done:
-        _done[key] = _guarded(key, lambda: _adjoint(func, tuple(positions), kinds, tidy,
+        _done[key] = _indexed(key, lambda: _adjoint(func, tuple(positions), kinds, tidy,
                                                     check_nan))
     return _done[key]
 
@@ -85,8 +98,7 @@ def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
 def gradient(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
     """`adjoint`, for a function that must return a scalar (checked where the source shows it)."""
     generated = adjoint(func, positions, kinds, tidy, check_nan)
-    returned = next((n for n in gast.walk(generated.source.tree) if isinstance(n, gast.Return)
-                     and isinstance(n.value, gast.Tuple)), None)
+    returned = _tuple_return(generated)
     if returned is not None:
         raise UnsupportedError([Diagnostic(
             generated.source.loc(returned), f"'{func.__name__}' returns a tuple; a gradient "
@@ -98,12 +110,20 @@ def gradient(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
     return generated
 
 
+def _tuple_return(generated):
+    """A `return` of a tuple in the source (after the pipeline's rewriting), or None."""
+    if generated.scalar:
+        return None
+    return next((n for n in gast.walk(generated.source.tree) if isinstance(n, gast.Return)
+                 and isinstance(n.value, gast.Tuple)), None)
+
+
 def tangent(func, positions, kinds=NO_KINDS):
     """The generated tangent (forward-mode) function of `func` for tangents of the parameters at
     `positions`; `kinds` as for `adjoint`."""
     key = (func, func.__code__, "tangent", tuple(positions), kinds, templates.generation())
     if key not in _done:
-        _done[key] = _guarded(key, lambda: _tangent(func, tuple(positions), kinds))
+        _done[key] = _indexed(key, lambda: _tangent(func, tuple(positions), kinds))
     return _done[key]
 
 
@@ -111,8 +131,36 @@ def primal(func):
     """A generated copy of `func` that generated code (and Numba) can call."""
     key = (func, func.__code__, "primal", templates.generation())
     if key not in _done:
-        _done[key] = _guarded(key, lambda: _primal(func))
+        _done[key] = _indexed(key, lambda: _primal(func))
     return _done[key]
+
+
+def _indexed(key, build):
+    """What the index of generated files holds for `key` (a memo key: function, code, mode,
+    options..., rules' generation), else `build()` guarded, then filed in the index. The index
+    is for what other processes generated: asked again for code it has seen (its memo dropped
+    by `forget`, a copy of the function), a process transforms again."""
+    func, what = key[0], _plain_key(key[2:-1])
+    seen = (func.__code__, what) in _seen
+    _seen.add((func.__code__, what))
+    found_key = index.key(func, what) if key not in _in_progress else None
+    found = index.find(found_key) if found_key is not None and not seen else None
+    if found is not None:
+        STATS["from index"] += 1
+        return Generated(found.path, found.function, found.text, func, found.python_only,
+                         found.clogs, found.unused, found.outputs, found.scalar)
+    generated = _guarded(key, build)
+    if found_key is not None:
+        scalar = what[0] == "adjoint" and _tuple_return(generated) is None
+        if scalar or what[0] != "adjoint":  # (gradient() reads a tuple's tree for its error)
+            index.record(found_key, generated, scalar)
+    return generated
+
+
+def _plain_key(parts):
+    """A memo key's mode and options with sets sorted: the same in every process."""
+    return tuple(tuple(sorted(map(repr, p))) if isinstance(p, frozenset) else
+                 _plain_key(p) if isinstance(p, tuple) else p for p in parts)
 
 
 def _guarded(key, build):
@@ -126,6 +174,7 @@ def _guarded(key, build):
             fix="let one function call itself, or differentiate w.r.t. the same arguments in "
                 "every recursive call")])
     _in_progress.add(key)
+    STATS["transformed"] += 1
     try:
         return build()
     except S2sadError:
