@@ -16,7 +16,7 @@ import numpy
 
 from s2sad.runtime import rt
 
-from . import activity, nodes, normalize
+from . import activity, nodes, normalize, result_ranks
 
 # Reductions that return one number when called on the whole array (one argument, no axis).
 FULL_REDUCTIONS = {numpy.sum, numpy.mean, numpy.prod, numpy.max, numpy.min, numpy.amax,
@@ -228,7 +228,7 @@ def rank_of(value, scalars, ints, ranks):
         if left is None or right is None:
             return None
         if isinstance(value.op, gast.MatMult):
-            return _matmul_rank(left, right)
+            return result_ranks.matmul_rank(left, right)
         return max(left, right)
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         return indexed_rank(ranks.get(value.value.id), value.slice, scalars, ints)
@@ -237,26 +237,17 @@ def rank_of(value, scalars, ints, ranks):
         args = [of(a) for a in value.args]
         if full_reduction(value):
             return 0
-        if value.keywords or None in args or not args:
-            return None
-        if isinstance(ref, numpy.ufunc) or (ref in SAME_RANK and len(args) == 1):
-            return max(args)
-        if ref in ALLOCATORS and len(value.args) == 1:
-            shape = value.args[0]
-            if _is_one_int(shape, scalars, ints):
-                return 1
-            if isinstance(shape, gast.Tuple):
-                return len(shape.elts)
-    return None
-
-
-def _matmul_rank(left, right):
-    if left == 0 or right == 0:
-        return None  # an error at run time; say nothing
-    if left == 1 and right == 1:
-        return 0
-    if left <= 2 and right <= 2:
-        return left + right - 2
+        if not value.keywords and args and None not in args:
+            if isinstance(ref, numpy.ufunc) or (ref in SAME_RANK and len(args) == 1):
+                return max(args)
+            if ref in ALLOCATORS and len(value.args) == 1:
+                shape = value.args[0]
+                if _is_one_int(shape, scalars, ints):
+                    return 1
+                if isinstance(shape, gast.Tuple):
+                    return len(shape.elts)
+        return result_ranks.of_call(ref, value, of,
+                                    lambda atom: _is_one_int(atom, scalars, ints))
     return None
 
 
