@@ -67,3 +67,12 @@ def elementwise(x):
 def broadcasting(x, w):
     """x (n, 1) times w (m,) is (n, m): both gradients are sums over the broadcast axes."""
     return np.sum(np.tanh(x * w) * w)
+
+
+def self_update(x, c, steps):
+    """Elements updated from themselves, with reads of the same element and of a neighbour."""
+    y = x.copy()
+    for t in range(steps):
+        for i in range(1, y.shape[0]):
+            y[i] = y[i] + c * y[i] * y[i - 1]
+    return np.sum(y * y)

@@ -76,3 +76,17 @@ def test_operands_that_broadcast_keep_their_sums():
     check_gradient(ex.broadcasting, (RNG.normal(size=(3, 1)), RNG.normal(size=4)), (0, 1),
                    jit_fn=grad)
     assert "rt.unbroadcast" in grad.source
+
+
+def test_an_element_updated_from_itself_keeps_its_gradient_in_place(chain_source):
+    # `x[i] = x[i] + 0.01 * v[i]`: the adjoint a person writes, no take-out, zero, add back
+    assert "dv[i] += dx[i] * 0.01" in chain_source
+    assert "dx[i] = 0.0" not in chain_source and "dv[i] = 0.0" not in chain_source
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_an_element_read_again_in_its_own_update_gets_every_contribution(jit):
+    args = (RNG.normal(size=5), 0.3, 3)
+    grad = s2sad.grad(ex.self_update, wrt=(0, 1), jit=jit)
+    check_gradient(ex.self_update, args, (0, 1), jit_fn=grad)
+    assert "dy[i] = 0.0" not in grad.source

@@ -11,6 +11,7 @@ reading one element of a tuple result's adjoint gets that element:
 import gast
 
 from . import fold
+from .nodes import Comment
 
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
          gast.Mult: lambda a, b: a * b}
@@ -22,6 +23,7 @@ def tidy(function):
     expressions that read them (fold.py)."""
     function = _Folder().visit(function)
     owners = accumulate_in_place(function)
+    _keep_in_place(function, function, {})
     return fold.fold(function, owners)
 
 
@@ -70,6 +72,159 @@ def accumulate_in_place(function):
     if chosen:
         _in_place(function, chosen)
     return owners
+
+
+def _keep_in_place(node, function, sharing):
+    """The adjoint of an element updated from itself (`x[i] = x[i] + dt * v[i]`) takes the
+    element's gradient out, zeroes it, and adds it back: when everything in between only adds
+    into the array (`+=`) and reads nothing that may share its memory, the element is left
+    where it is, as a person writes it.
+
+        d_t26 = dx[i]                                 d_t26 = dx[i]
+        dx[i] = 0.0                            -->    dv[i] += d_t26 * dt
+        dv[i] += d_t26 * dt
+        dx[i] += d_t26
+
+    Only for one-element reads (a plain subscript: a part would be copied, `rt.copy`), so
+    `d_t26` is a number either way and the sums are the same (only their order changes).
+    `sharing`: array -> the names that may share its memory (`_sharing`), filled as needed."""
+    for field in ("body", "orelse"):
+        statements = getattr(node, field, None)
+        if not isinstance(statements, list):
+            continue
+        index = 0
+        while index < len(statements):
+            if not _kept_in_place(statements, index, function, sharing):
+                _keep_in_place(statements[index], function, sharing)
+                index += 1
+
+
+def _kept_in_place(statements, index, function, sharing):
+    """Remove the zeroing and the adding back of the pattern starting at `statements[index]`,
+    if it is one; whether it did."""
+    taken, zeroed = statements[index], statements[index + 1:index + 2]
+    if not (isinstance(taken, gast.Assign) and isinstance(taken.targets[0], gast.Name) and
+            isinstance(taken.value, gast.Subscript) and
+            isinstance(taken.value.value, gast.Name) and
+            zeroed and _is_write(zeroed[0], taken.value, gast.Assign) and
+            isinstance(zeroed[0].value, gast.Constant) and zeroed[0].value.value == 0.0):
+        return False
+    held, array, part = taken.targets[0].id, taken.value.value.id, taken.value
+    if array not in sharing:
+        sharing[array] = _sharing(function, array)
+    if sharing[array] is None:
+        return False
+    fixed = {held} | {n.id for n in gast.walk(part.slice) if isinstance(n, gast.Name)}
+    for later in range(index + 2, len(statements)):
+        statement = statements[later]
+        if _is_write(statement, part, gast.AugAssign) and \
+                isinstance(statement.value, gast.Name) and statement.value.id == held:
+            del statements[later]
+            del statements[index + 1]
+            return True
+        if not _only_adds_into(statement, array, sharing[array], fixed):
+            return False
+    return False
+
+
+def _sharing(function, array):
+    """The names other than `array` that may hold a view of it, or None when it escapes (an
+    argument of a call whose result is not assigned, a loop over it). A view is made by an
+    assignment to a name of anything but arithmetic, a comparison or a copy of it (or of its
+    views); one element taken out to be zeroed (`d = dx[i]` then `dx[i] = 0.0`) is a number,
+    and writing or adding into elements makes none."""
+    names, changed = {array}, True
+    while changed:
+        changed = False
+        for statements in _statement_lists(function):
+            for index, statement in enumerate(statements):
+                made = _views_made(statement, statements[index + 1:index + 2], names)
+                if made is None:
+                    return None
+                changed |= bool(made - names)
+                names |= made
+    return names - {array}
+
+
+def _views_made(statement, following, names):
+    """The names `statement` may bind to a view of an array `names` hold (None: it escapes)."""
+    def reads(node):
+        return node is not None and any(isinstance(n, gast.Name) and n.id in names and
+                                        isinstance(n.ctx, gast.Load) for n in gast.walk(node))
+    if isinstance(statement, (gast.AugAssign, gast.Return, gast.Pass, Comment)):
+        return set()
+    if isinstance(statement, (gast.If, gast.While)):
+        return set()  # a test reads values; the bodies are lists of their own
+    if isinstance(statement, gast.For):
+        return None if reads(statement.iter) else set()
+    if not isinstance(statement, gast.Assign):
+        return None if reads(statement) else set()
+    if not reads(statement.value):
+        return set()
+    value = statement.value
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or _is_copy(value):
+        return set()
+    if all(isinstance(t, gast.Subscript) for t in statement.targets):
+        return set()  # written into an array: copied
+    if isinstance(value, gast.Subscript) and following and \
+            _is_write(following[0], value, gast.Assign):
+        return set()  # one element taken out, then zeroed: a number
+    return {n.id for t in statement.targets for n in gast.walk(t)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def _statement_lists(node):
+    for field in ("body", "orelse"):
+        statements = getattr(node, field, None)
+        if isinstance(statements, list):
+            yield statements
+            for statement in statements:
+                yield from _statement_lists(statement)
+
+
+def _is_copy(value):
+    return _is_call(value, "copy") or _is_call(value, "saved")
+
+
+def _is_write(statement, part, kind):
+    """`statement` is `array[index] = ...` (kind Assign) or `array[index] += ...` (AugAssign,
+    Add) for the array and index of the subscript `part`."""
+    if kind is gast.Assign:
+        if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1):
+            return False
+        target = statement.targets[0]
+    else:
+        if not (isinstance(statement, gast.AugAssign) and isinstance(statement.op, gast.Add)):
+            return False
+        target = statement.target
+    return isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
+        target.value.id == part.value.id and gast.dump(target.slice) == gast.dump(part.slice)
+
+
+def _only_adds_into(statement, array, shared, fixed):
+    """A simple statement that reads nothing of `array` (nor of the names `shared` with it)
+    and uses it only as the target of `array[...] += value`, and rebinds none of the names
+    `fixed`."""
+    if isinstance(statement, Comment):
+        return True
+    if not isinstance(statement, (gast.Assign, gast.AugAssign, gast.Expr)):
+        return False
+    targets = statement.targets if isinstance(statement, gast.Assign) else \
+        [getattr(statement, "target", None)]
+    for target in targets:
+        if target is None:
+            continue
+        stored = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Store)}
+        if stored & (fixed | {array}):
+            return False
+    allowed = set()
+    if isinstance(statement, gast.AugAssign) and isinstance(statement.op, gast.Add) and \
+            isinstance(statement.target, gast.Subscript) and \
+            isinstance(statement.target.value, gast.Name):
+        allowed.add(id(statement.target.value))
+    return not any(isinstance(n, gast.Name) and (n.id == array and id(n) not in allowed or
+                                                 n.id in shared) for n in gast.walk(statement))
 
 
 def _in_place(node, chosen):
