@@ -90,3 +90,11 @@ def test_an_element_read_again_in_its_own_update_gets_every_contribution(jit):
     grad = s2sad.grad(ex.self_update, wrt=(0, 1), jit=jit)
     check_gradient(ex.self_update, args, (0, 1), jit_fn=grad)
     assert "dy[i] = 0.0" not in grad.source
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_the_gradient_of_a_whole_sum_is_one_number_broadcast(jit):
+    args = (RNG.normal(size=6), RNG.normal(size=6))
+    grad = s2sad.grad(ex.log_sum_exp, wrt=(0, 1), jit=jit)
+    check_gradient(ex.log_sum_exp, args, (0, 1), jit_fn=grad)
+    assert "rt.unreduce" not in grad.source

@@ -24,7 +24,14 @@ def tidy(function):
     function = _Folder().visit(function)
     owners = accumulate_in_place(function)
     _keep_in_place(function, function, {})
-    return fold.fold(function, owners)
+    function = fold.fold(function, owners)
+    for node in gast.walk(function):  # what folding brought together
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+            _spread_once(node)
+        elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
+                _whole_spread(node.value):
+            node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
+    return function
 
 
 def accumulate_in_place(function):
@@ -282,6 +289,29 @@ class _Folder(gast.NodeTransformer):
                 all(_pure(e) for e in node.value.elts):
             return node.value.elts[index]
         return node
+
+
+def _spread_once(node):
+    """`rt.unreduce(g, a, None) * a` -> `g * a` (and mirrored): the gradient of a whole-array
+    reduction is one number, spread over `a`'s shape only to be multiplied by `a` itself, which
+    broadcasting does for free, with the same products (`np.sum(np.exp(z))`). Added into the
+    gradient of `a` (`da[k] += rt.unreduce(g, a_k, None)`, which has `a`'s shape by
+    construction), the number is spread by `+=` the same way."""
+    for spread, other in ((node.left, node.right), (node.right, node.left)):
+        if _whole_spread(spread) and isinstance(spread.args[1], gast.Name) and \
+                isinstance(other, gast.Name) and other.id == spread.args[1].id:
+            if spread is node.left:
+                node.left = spread.args[0]
+            else:
+                node.right = spread.args[0]
+            return node
+    return node
+
+
+def _whole_spread(node):
+    """`rt.unreduce(g, a, None)`: one number spread over the shape of `a`."""
+    return _is_call(node, "unreduce") and len(node.args) == 3 and not node.keywords and \
+        isinstance(node.args[2], gast.Constant) and node.args[2].value is None
 
 
 def _pure(node):
