@@ -13,10 +13,11 @@ import math
 import numpy as np
 
 from . import linalg  # dot/matmul gradients of N-D operands
-from .arrays import expand_to, f64, filled, flat_copy, reduce_to, reduced_mask
+from .arrays import (axis_spread_loop, axis_sum_loop, expand_to, f64, fill_loop, filled,
+                     flat_copy, reduce_to, reduced_mask, summed_to_loop, total_loop)
 from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_axis, is_float64,
                        is_int, is_list, is_none, is_python_object, is_scalar, is_tuple, jitable,
-                       python_only)
+                       loops, python_only)
 
 __all__ = ["zeros_like", "saved", "not_finite", "checkpoint_every", "item", "copy", "add_at",
            "unbroadcast", "broadcast_like", "reduce_sum", "total", "unreduce", "reduced_size",
@@ -204,23 +205,22 @@ def unbroadcast(g, like):
         if is_scalar(g):
             return lambda g, like: float(g)
         if is_array(g):
-            return lambda g, like: float(np.sum(g))
+            return loops(lambda g, like: float(np.sum(g)), total_loop(g.ndim, ("g", "like")))
     if not (is_array(like) and (is_scalar(g) or is_array(g))):
         return python_only(_unbroadcast)
     if is_scalar(g):
-        return lambda g, like: filled(like.shape, g)
+        return loops(lambda g, like: filled(like.shape, g), fill_loop(("g", "like"), "like"))
     if g.ndim == like.ndim:
-        if not is_float64(g.dtype):
-            if g.ndim == 0:
+        if g.ndim == 0:
+            if not is_float64(g.dtype):
                 return lambda g, like: g.astype(np.float64)
-
+            return lambda g, like: g
+        if not is_float64(g.dtype):
             def cast(g, like):
                 if g.shape == like.shape:
                     return g.astype(np.float64)
                 return reduce_to(g, like.shape)
-            return cast
-        if g.ndim == 0:
-            return lambda g, like: g
+            return loops(cast, summed_to_loop(g.ndim, like.ndim, False))
 
         # both branches return float64 arrays of this ndim (a non-C g makes Numba unify the
         # return type to layout 'A')
@@ -228,11 +228,13 @@ def unbroadcast(g, like):
             if g.shape == like.shape:
                 return g
             return reduce_to(g, like.shape)
-        return same
+        return loops(same, summed_to_loop(g.ndim, like.ndim, True))
     if g.ndim == 0 or like.ndim == 0:
-        return lambda g, like: filled(like.shape, np.sum(g))
+        return loops(lambda g, like: filled(like.shape, np.sum(g)),
+                     fill_loop(("g", "like"), "like", g.ndim))
     if g.ndim > like.ndim:
-        return lambda g, like: reduce_to(g, like.shape)
+        return loops(lambda g, like: reduce_to(g, like.shape),
+                     summed_to_loop(g.ndim, like.ndim, False))
     return python_only(_unbroadcast)    # fewer dimensions than the target: an error
 
 
@@ -258,7 +260,7 @@ def broadcast_like(t, like):
     if not is_array(like) or not (is_scalar(t) or is_array(t)):
         return python_only(_broadcast_like)
     if is_scalar(t):
-        return lambda t, like: filled(like.shape, t)
+        return loops(lambda t, like: filled(like.shape, t), fill_loop(("t", "like"), "like"))
     if t.ndim == like.ndim:
         def same(t, like):
             if t.shape == like.shape:
@@ -300,13 +302,17 @@ def reduce_sum(t, axis=None, keepdims=False):
             ones = "(" + "1, " * t.ndim + ")"
             return generate("reduce_sum_kept", ["t", "axis=None", "keepdims=False"],
                             [f"return filled({ones}, np.sum(t))"], {"filled": filled})
-        return lambda t, axis=None, keepdims=False: float(np.sum(t))
+        return loops(lambda t, axis=None, keepdims=False: float(np.sum(t)),
+                     total_loop(t.ndim, ("t", "axis=None", "keepdims=False")))
     if keep:
         return python_only(_reduce_sum)
     if is_tuple(axis) and len(axis) > 0 and all(map(is_int, axis)):
         # constants typed one by one (literals): the same axes as a homogeneous tuple
         return generate("reduce_sum_axes", ["t", "axis=None", "keepdims=False"],
                         [f"return f64(np.sum(t, axis={_int_tuple(axis)}))"], {"f64": f64})
+    if is_int(axis) and t.ndim >= 1:
+        return loops(lambda t, axis=None, keepdims=False: f64(np.sum(t, axis=axis)),
+                     axis_sum_loop(t.ndim, ("t", "axis=None", "keepdims=False")))
     if is_axis(axis):
         return lambda t, axis=None, keepdims=False: f64(np.sum(t, axis=axis))
     return python_only(_reduce_sum)
@@ -348,9 +354,18 @@ def unreduce(g, a, axis):
     if not is_array(a) or not (is_scalar(g) or is_array(g)):
         return python_only(_unreduce)
     if is_none(axis):    # one element (keepdims: of any ndim)
-        return lambda g, a, axis: filled(a.shape, np.sum(g))
+        return loops(lambda g, a, axis: filled(a.shape, np.sum(g)),
+                     fill_loop(("g", "a", "axis"), "a", g.ndim if is_array(g) else None))
     if a.ndim == 0 or not is_axis(axis):
         return python_only(_unreduce)
+    if is_int(axis) and (a.ndim == 1 if is_scalar(g) else g.ndim in (a.ndim - 1, a.ndim)):
+        spread = axis_spread_loop(a.ndim, None if is_scalar(g) else g.ndim, ("g", "a", "axis"))
+        return loops(_unreduce_numpy(g), spread)
+    return _unreduce_numpy(g)
+
+
+def _unreduce_numpy(g):
+    """unreduce's implementation for an axis (NumPy calls: what Python runs)."""
     if is_scalar(g):     # e.g. np.sum(vector, axis=0): the reduced gradient is a number
         return lambda g, a, axis: expand_to(np.full(1, float(g)), ~reduced_mask(axis, a.ndim),
                                             a.shape)
@@ -401,6 +416,45 @@ def _reduced_size(a, axis):
 # ---- np.dot and @ -----------------------------------------------------------------------------
 # For 1-D and 2-D operands a @ b and np.dot(a, b) have the same adjoints: one dispatch each.
 
+# The loops Numba compiles for np.outer and a transposed matrix-vector product, with the
+# helpers' parameters (a helper calling a jitable function would compile one more function).
+
+def _outer_g_b(g, a, b):
+    """np.outer(f64(g), f64(b)), for 1-D g and b."""
+    out = np.empty((g.shape[0], b.shape[0]))
+    for i in range(g.shape[0]):
+        gi = float(g[i])
+        for j in range(b.shape[0]):
+            out[i, j] = gi * b[j]
+    return out
+
+
+def _outer_a_g(g, a, b):
+    """np.outer(f64(a), f64(g)), for 1-D a and g."""
+    out = np.empty((a.shape[0], g.shape[0]))
+    for i in range(a.shape[0]):
+        ai = float(a[i])
+        for j in range(g.shape[0]):
+            out[i, j] = ai * g[j]
+    return out
+
+
+def _matvec_t(g, a, b):
+    """np.dot(f64(a).T, f64(g)), for 2-D a and 1-D g, row by row of a (contiguous reads)."""
+    out = np.empty(a.shape[1])
+    out[...] = 0.0
+    for i in range(a.shape[0]):
+        gi = float(g[i])
+        for j in range(a.shape[1]):
+            out[j] += a[i, j] * gi
+    return out
+
+
+def _float64s(*ts):
+    """Whether arrays of these types need no f64(): float64, contiguous (C or F)."""
+    return all(is_float64(t.dtype) and t.layout in "CF" for t in ts)
+
+
 def _dot_a(g, a, b):
     if is_scalar(a) or is_scalar(b):
         # np.dot with a scalar operand is an elementwise product
@@ -408,12 +462,18 @@ def _dot_a(g, a, b):
     if not (is_array(a) and is_array(b)):
         return None
     if a.ndim == 1 and b.ndim == 1:
+        if _float64s(b):
+            return lambda g, a, b: g * b
         return lambda g, a, b: f64(g * b)
     if a.ndim == 2 and b.ndim == 1:
-        return lambda g, a, b: np.outer(f64(g), f64(b))
+        return loops(lambda g, a, b: np.outer(f64(g), f64(b)), _outer_g_b)
     if a.ndim == 1 and b.ndim == 2:
+        if _float64s(g, b):
+            return lambda g, a, b: np.dot(b, g)
         return lambda g, a, b: np.dot(f64(b), f64(g))
     if a.ndim == 2 and b.ndim == 2:
+        if _float64s(g, b):
+            return lambda g, a, b: np.dot(g, b.T)
         return lambda g, a, b: np.dot(f64(g), f64(b).T)
     return None
 
@@ -424,12 +484,16 @@ def _dot_b(g, a, b):
     if not (is_array(a) and is_array(b)):
         return None
     if a.ndim == 1 and b.ndim == 1:
+        if _float64s(a):
+            return lambda g, a, b: g * a
         return lambda g, a, b: f64(g * a)
     if a.ndim == 2 and b.ndim == 1:
-        return lambda g, a, b: np.dot(f64(a).T, f64(g))
+        return loops(lambda g, a, b: np.dot(f64(a).T, f64(g)), _matvec_t)
     if a.ndim == 1 and b.ndim == 2:
-        return lambda g, a, b: np.outer(f64(a), f64(g))
+        return loops(lambda g, a, b: np.outer(f64(a), f64(g)), _outer_a_g)
     if a.ndim == 2 and b.ndim == 2:
+        if _float64s(a, g):
+            return lambda g, a, b: np.dot(a.T, g)
         return lambda g, a, b: np.dot(f64(a).T, f64(g))
     return None
 

@@ -29,6 +29,11 @@ compiles them, helpers included. Each helper is written once, in one of two form
   lacks) returns `python_only(impl)`: Numba declines it, so the gradient falls back to Python
   with a warning, and Python runs it.
 
+Where Numba compiles a loop much faster than the NumPy call it stands for (np.outer, np.sum
+over an axis, a transposed matrix-vector product: seconds of a gradient's first call), a dispatch
+returns `loops(numpy_impl, loop_impl)`: Python runs the NumPy form, Numba compiles the loop (same
+parameters, same numbers; the runtime tests compare the two).
+
 A few building blocks are loops only because Numba lacks their NumPy spelling (a sum over
 several axes, `np.add.at`, a special function applied elementwise); for them
 `@compiled_as(loop)` lets Python run the NumPy form, so code run without the JIT stays fast,
@@ -52,6 +57,15 @@ class python_only:
 
     def __init__(self, impl):
         self.impl = impl
+
+
+class loops:
+    """What a dispatch returns for a form Python runs as NumPy calls (`numpy`) and Numba compiles
+    as loops (`loop`), cheaper to compile (see the module docstring)."""
+
+    def __init__(self, numpy, loop):
+        self.numpy = numpy
+        self.loop = loop
 
 
 def jitable(func):
@@ -138,6 +152,8 @@ def _register_overload(helper, dispatch, prefer_literal):
 
     def numba_dispatch(*types):
         impl = dispatch(*types)
+        if isinstance(impl, loops):
+            return impl.loop
         return None if isinstance(impl, python_only) else impl
 
     overload(helper, prefer_literal=prefer_literal)(_with_parameters(numba_dispatch, dispatch))
@@ -192,6 +208,8 @@ def _choose(dispatch, values, prefer_literal, parameters):
     for literal in attempts:
         types = [_type_of(v, p, literal) for v, p in zip(values, parameters)]
         impl = dispatch(*types)
+        if isinstance(impl, loops):
+            return impl.numpy, literal
         if impl is not None:
             return (impl.impl if isinstance(impl, python_only) else impl), literal
     shown = ", ".join(str(_type_of(v, p, False)) for v, p in zip(values, parameters))
