@@ -10,13 +10,15 @@ Conventions: `g` is the adjoint of the primal's result, with the result's shape 
 keepdims); `axis` is None, an int or a tuple of ints, negative allowed; every helper returns a
 float64 array shaped like the differentiated argument, or a float for a scalar one.
 """
+import functools
+
 import numpy as np
 
 from . import core
 from .core import axes_of, is_number, kept_shape
-from .arrays import filled, norm_axis
-from .dispatch import (by_type, is_array, is_float64, is_int, is_none, is_scalar, jitable,
-                       python_only)
+from .arrays import filled, indices, loop_nest, norm_axis
+from .dispatch import (by_type, generate, is_array, is_float64, is_int, is_none, is_scalar,
+                       jitable, loops, python_only)
 
 __all__ = ["prod_grad", "extremum_grad", "ptp_grad", "var_grad", "std_grad", "cumsum_grad",
            "cumprod_grad", "norm_grad", "average_grad_a", "average_grad_weights",
@@ -123,9 +125,29 @@ def extremum_grad(g, a, z, axis):
     elements equal to the result, split evenly among ties."""
     if is_scalar(a) and is_value(g):
         return lambda g, a, z, axis: value(g)
+    if whole(a, g, axis) and is_value(z):
+        return loops(lambda g, a, z, axis: (shares(flat64(a) == z) * value(g)).reshape(a.shape),
+                     _extremum_loop(a.ndim, is_scalar(g), is_scalar(z)))
     if whole(a, g, axis):
         return lambda g, a, z, axis: (shares(flat64(a) == z) * value(g)).reshape(a.shape)
     return python_only(_extremum_grad)
+
+
+@functools.lru_cache(maxsize=None)
+def _extremum_loop(nd, g_number, z_number):
+    """Numba's extremum_grad over the whole of a (nd dims): the same products as the NumPy
+    form, written as two loops (one counts the ties)."""
+    g, z = ("g" if g_number else "g[()]"), ("z" if z_number else "z[()]")
+    index = indices(nd)
+    lines = [f"v = float({g})", f"m = {z}", "count = 0",
+             *loop_nest(nd, "a.shape", [f"if a[{index}] == m:", "    count += 1"]),
+             "w = 1.0 / max(count, 1)",
+             "hit = (1.0 * w) * v",
+             "miss = (0.0 * w) * v",
+             "out = np.empty(a.shape)",
+             *loop_nest(nd, "a.shape", [f"out[{index}] = hit if a[{index}] == m else miss"]),
+             "return out"]
+    return generate("extremum_grad_loop", ["g", "a", "z", "axis"], lines, {})
 
 
 def _extremum_grad(g, a, z, axis):
