@@ -624,8 +624,65 @@ def f(x):
     return np.sum(y * z)
 """, call="s2sad.jvp(f, jit=False)(np.ones(3), np.ones(3))",
          fragments=("this writes into `z`, which is the same array as `y`",), at=(5, 5)),
+    Case("callee_writes_into_its_argument", """
+def g(a):
+    a[0] = 2.0 * a[1]
+    return np.sum(a)
+
+def f(x):
+    y = x * 2.0
+    s = g(y)
+    return s * np.sum(y)
+""", call="s2sad.grad(f, jit=False)(np.arange(1.0, 4.0))",
+         fragments=("'g' writes into its parameter `a` (", ":3), which is the array `y` holds",
+                    "`y` is read after the call", "`a = a.copy()` as its first statement"),
+         at=(8, 9)),
+    Case("callee_writes_through_a_view_of_its_argument", """
+def g(a):
+    tail = a[1:]
+    tail *= 3.0
+    return np.sum(a)
+
+def f(x):
+    y = x * 2.0
+    return g(y) + np.sum(y * y)
+""", call="s2sad.grad(f, jit=False)(np.arange(1.0, 4.0))",
+         fragments=("'g' writes into its parameter `a`", "the array `y` holds"), at=(9, 12)),
+    Case("callee_passes_its_argument_to_a_writer", """
+def h(b):
+    b[0] = 0.0
+    return b[1]
+
+def g(a):
+    return h(a) * 2.0
+
+def f(x):
+    y = x * 2.0
+    return g(y) + np.sum(y)
+""", call="s2sad.jvp(f, jit=False)(np.arange(1.0, 4.0), np.ones(3))",
+         fragments=("'g' writes into its parameter `a`",), at=(11, 12)),
 
     # ---- accepted by design: the result must be right --------------------------------------
+    accepted("callee_copies_before_writing", """
+def g(a):
+    a = a.copy()
+    a[0] = 2.0 * a[1]
+    return np.sum(a)
+
+def f(x):
+    y = x * 2.0
+    return g(y) * np.sum(y)
+""", "s2sad.grad(f, jit=False)(np.array([1.0, 2.0, 3.0]))",
+             "np.array([36.0, 108.0, 60.0])"),  # (6 x1 + 2 x2) * 2 (x0 + x1 + x2)
+    accepted("callee_writes_into_an_argument_never_read_again", """
+def g(a):
+    a[0] = 2.0 * a[1]
+    return np.sum(a)
+
+def f(x):
+    y = x * 2.0
+    return g(y)
+""", "s2sad.grad(f, jit=False)(np.array([1.0, 2.0, 3.0]))", "np.array([0.0, 6.0, 2.0])"),
     accepted("int_scalar_argument", """
 def f(x):
     return x * x

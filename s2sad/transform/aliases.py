@@ -18,7 +18,7 @@ import numpy
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
-from . import activity, kinds, normalize
+from . import activity, callee_writes, kinds, normalize
 
 # Calls returning a view of (or the same array as) their first argument.
 VIEWS = {numpy.reshape, numpy.ravel, numpy.transpose, numpy.asarray, numpy.squeeze,
@@ -69,6 +69,9 @@ class _Sharing:
                 head = merged
         if not isinstance(statement, gast.Assign) or normalize.is_hook(statement):
             return shares
+        if isinstance(statement.value, gast.Call) and getattr(statement.value, "s2sad_user",
+                                                              False):
+            self._check_call(statement, shares)
         array = activity.written_array(statement)
         if array is not None:
             self._check_write(statement, array, shares)
@@ -94,6 +97,39 @@ class _Sharing:
                 "of it (a silently wrong gradient)",
             fix="give one of them an array of its own with `.copy()` where it is made from "
                 "the other (`y = x.copy()`, `y = x[1:].copy()`), or use one name"))
+
+
+    def _check_call(self, statement, shares):
+        """A function of yours that writes into an array argument writes into the caller's
+        array: an error when the caller reads it (or a name sharing it) afterwards."""
+        call, later = statement.value, getattr(statement, "s2sad_live_after", set())
+        scalars = getattr(statement, "s2sad_scalars", frozenset())
+        callee = call.s2sad_ref
+        for index, (where, parameter) in sorted(
+                callee_writes.written_parameters(callee).items()):
+            if index >= len(call.args) or not isinstance(call.args[index], gast.Name):
+                continue
+            argument = call.args[index].id
+            if argument in scalars:
+                continue  # a number: the callee writes into its own copy
+            others = sorted(n for n in {argument} | set(shares.get(argument, ()))
+                            if n in later and n in self.user_names)
+            origin = getattr(statement, "s2sad_origin", statement)
+            if not others or (id(origin), index) in self.reported:
+                continue
+            self.reported.add((id(origin), index))
+            names = " and ".join(f"`{n}`" for n in others)
+            name = callee.__name__
+            self.problems.append(Diagnostic(
+                self.source.loc(call if hasattr(call, "lineno") else origin),
+                f"'{name}' writes into its parameter `{parameter}` ({where.path}:{where.line}), "
+                f"which is the array {names} hold{'s' if len(others) == 1 else ''} here",
+                why=f"{names} {'is' if len(others) == 1 else 'are'} read after the call and "
+                    f"would see the write, but s2sad follows values by name: the gradient "
+                    f"would not know that the call changed {names} (a silently wrong gradient)",
+                fix=f"copy inside '{name}' before writing (`{parameter} = {parameter}.copy()` "
+                    f"as its first statement), pass a copy (`{name}(..., "
+                    f"{call.args[index].id}.copy(), ...)`), or return the new array instead"))
 
 
 def _shared_source(statement, written):

@@ -1,0 +1,177 @@
+"""Which parameters a function of yours writes into, in place: what its callers must know.
+
+    def g(a):                 # written_parameters(g) -> {0: (where `a[0] = ...` is, 'a')}
+        a[0] = 2.0 * a[1]
+        return np.sum(a)
+
+A caller that passes `y` to `g` and reads `y` afterwards sees the write, but s2sad follows
+values by name: the caller's gradient would not know that `y` changed (aliases.py reports it
+at the call). Read from the callee's source, flow-insensitively (a name made from a parameter
+by a view, `b = a[1:]`, `b = a.T`, `b = a.reshape(...)`, counts as the parameter), except that
+a parameter given a new value before anything else mentions it (`a = a.copy()` first) is the
+function's own. Writes are element and slice assignments, augmented assignments (in place on
+arrays), in-place methods (`a.fill`, `a.sort`), `out=` arguments, `numpy.copyto`, and passing
+the array to another function of yours that writes into it.
+"""
+import gast
+
+from s2sad.errors import S2sadError
+
+from . import nodes, parse, resolve
+
+_VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "squeeze", "swapaxes",
+                           "diagonal"})
+_VIEW_FUNCTIONS = frozenset({"reshape", "ravel", "transpose", "squeeze", "expand_dims",
+                             "atleast_1d", "atleast_2d", "atleast_3d", "swapaxes", "moveaxis",
+                             "diagonal", "asarray"})
+_IN_PLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "resize", "partition",
+                               "setfield"})
+
+_known = {}          # (function, code) -> {index: (Location, parameter name)}
+_in_progress = set()
+
+
+def written_parameters(func):
+    """{position: (Location of the first write, parameter name)} for the parameters `func`
+    writes into; {} when its source cannot be read (its own transformation reports that)."""
+    key = (func, func.__code__)
+    if key in _known:
+        return _known[key]
+    if key in _in_progress:
+        return {}  # recursion: what the outer scan finds is what there is
+    _in_progress.add(key)
+    try:
+        try:
+            source = parse.parse_function(func)
+        except S2sadError:
+            found = {}
+        else:
+            found = _Scan(source).written()
+    finally:
+        _in_progress.discard(key)
+    _known[key] = found
+    return found
+
+
+class _Scan:
+    def __init__(self, source):
+        self.source = source
+        self.tree = source.tree
+        self.params = [a.id for a in resolve.parameters(self.tree.args)]
+        self.derived = {p: {i} for i, p in enumerate(self.params) if not self._own(p)}
+
+    def written(self):
+        self._spread()
+        found = {}
+        for node, name in self._writes():
+            for index in sorted(self.derived.get(name, ())):
+                found.setdefault(index, (self.source.loc(node), self.params[index]))
+        return found
+
+    def _own(self, param):
+        """Given a new value (not a view of itself) before anything else mentions it."""
+        for statement in self.tree.body:
+            mentioned = any(isinstance(n, gast.Name) and n.id == param
+                            for n in gast.walk(statement))
+            if not mentioned:
+                continue
+            return isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], gast.Name) and \
+                statement.targets[0].id == param and _view_of(statement.value) != param
+        return False
+
+    def _spread(self):
+        changed = True
+        while changed:
+            changed = False
+            for node in gast.walk(self.tree):
+                if not isinstance(node, gast.Assign):
+                    continue
+                origin = _view_of(node.value)
+                if origin not in self.derived:
+                    continue
+                for target in node.targets:
+                    if isinstance(target, gast.Name) and \
+                            not self.derived[origin] <= self.derived.get(target.id, set()):
+                        self.derived.setdefault(target.id, set()).update(self.derived[origin])
+                        changed = True
+
+    def _writes(self):
+        """(node, name written into) for every in-place write in the function."""
+        for node in gast.walk(self.tree):
+            if isinstance(node, (gast.Assign, gast.AugAssign)):
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+                for target in targets:
+                    for part in gast.walk(target):
+                        if isinstance(part, (gast.Subscript, gast.Attribute)) and \
+                                isinstance(part.ctx, gast.Store):
+                            base = _base(part)
+                            if base is not None:
+                                yield node, base
+                if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+                    yield node, node.target.id  # in place when it holds an array
+            elif isinstance(node, gast.Call):
+                yield from self._call_writes(node)
+
+    def _call_writes(self, call):
+        func = call.func
+        for keyword in call.keywords:
+            if keyword.arg == "out" and isinstance(keyword.value, gast.Name):
+                yield call, keyword.value.id
+        if isinstance(func, gast.Attribute) and func.attr in _IN_PLACE_METHODS and \
+                isinstance(func.value, gast.Name) and func.value.id in self.derived:
+            yield call, func.value.id
+            return
+        chain = nodes.dotted_parts(func)
+        if chain and chain[-1] == "copyto" and call.args and isinstance(call.args[0], gast.Name):
+            yield call, call.args[0].id
+            return
+        callee = self._function(chain)
+        if callee is None:
+            return
+        for index in written_parameters(callee):
+            if index < len(call.args) and isinstance(call.args[index], gast.Name):
+                yield call, call.args[index].id
+
+    def _function(self, chain):
+        """The function of yours a call's dotted name denotes, or None."""
+        if not chain or chain[0] in self.params:
+            return None
+        func = self.source.func
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        try:
+            value = cells[chain[0]].cell_contents if chain[0] in cells else \
+                func.__globals__[chain[0]]
+            for attribute in chain[1:]:
+                value = getattr(value, attribute)
+        except (KeyError, AttributeError, ValueError):
+            return None
+        return value if resolve.is_user_function(value) else None
+
+
+def _view_of(value):
+    """The name whose array `value` may be (a view of), or None for a new array."""
+    if isinstance(value, gast.Name):
+        return value.id
+    if isinstance(value, gast.Subscript):
+        return _base(value)
+    if isinstance(value, gast.Attribute) and value.attr in ("T", "real", "imag", "flat"):
+        return _view_of(value.value)
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and func.attr in _VIEW_METHODS:
+            inner = _view_of(func.value)
+            if inner is not None and not (isinstance(func.value, gast.Name) and
+                                          func.value.id in ("np", "numpy")):
+                return inner
+        chain = nodes.dotted_parts(func)
+        if chain and chain[-1] in _VIEW_FUNCTIONS and len(chain) > 1 and value.args:
+            return _view_of(value.args[0])
+    return None
+
+
+def _base(node):
+    """`a` for `a[...]`, `a[...][...]`, `a.T[...]`; None when not a plain name at the root."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
