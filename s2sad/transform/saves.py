@@ -22,7 +22,7 @@ import collections
 import gast
 import numpy
 
-from . import activity, kinds, nodes, normalize
+from . import activity, callee_writes, kinds, nodes, normalize
 from .tape import Tape, children, is_loop, pop, push, walk
 
 
@@ -34,6 +34,9 @@ class Saves(Tape):
         self.reads = reads
         self.wanted = set().union(final_reads, *reads.values())
         self.written = activity.written_arrays(body)
+        # no array changes in place anywhere (nothing written into, no callee writing into an
+        # argument): a kept array is the same value whenever it is read, so it needs no copy
+        self.frozen = not self.written and not _calls_writers(body)
         self.exposed = _sharing_with(self.written, _simple(body)) - self.written
         self.before = collections.defaultdict(list)   # forward, before a statement
         self.after = collections.defaultdict(list)    # forward, after it
@@ -269,7 +272,7 @@ class Saves(Tape):
         if name in getattr(statement, "s2sad_scalars", ()) and not (
                 after and name in activity.targets(statement)):
             return nodes.name(name)
-        if self._private(name):
+        if self.frozen or self._private(name):
             kept = nodes.name(name)
             kept.s2sad_array = True  # not a number: no preallocated float stack for it
             return kept
@@ -317,6 +320,13 @@ class Saves(Tape):
             forward[id(statement)].append(push(stack, kept))
             backward[id(statement)].insert(0, put_back(pop(stack)))
             self.sites.setdefault(stack, []).append((statement, region, kept))
+
+
+def _calls_writers(statements):
+    """Whether a statement calls a function of yours that writes into one of its arguments."""
+    return any(isinstance(s.value, gast.Call) and getattr(s.value, "s2sad_user", False) and
+               callee_writes.written_parameters(s.value.s2sad_ref)
+               for s in _simple(statements))
 
 
 def _sharing_with(written, statements):
