@@ -140,21 +140,53 @@ def install():
         _register_overload(helper, dispatch, prefer_literal)
     for func, loop in _COMPILED_AS:
         _register_compiled_as(func, loop)
-    _cheaper_slice_error()
+    _cheaper_error_messages()
 
 
-def _cheaper_slice_error():
-    """Numba's message for an array assigned to a slice of another shape (`rows[t] = row`, as
-    generated loops keep their values) formats each dimension with str(): compiling that costs
-    ~1.4 s at the first such assignment of a process, more than the rest of a small gradient.
-    The same ValueError, with the shapes as values instead: ~0.01 s. Numba's own overload still
-    decides which types it handles."""
+def _cheaper_error_messages():
+    """Numba formats a few of its error messages with str() in the compiled code: compiling
+    that formatting (int to str, string concatenation) costs ~1.1-1.4 s the first time in a
+    process, more than the rest of a small gradient. For the checks generated code reaches, the
+    same exception is raised in the same situations, with the values (shapes, axis) as its
+    arguments instead of a formatted string: 0.1-0.3 s. Each patch checks that Numba's code is
+    the one it stands for and otherwise leaves Numba's own in place (another Numba version)."""
     try:
+        from numba.core import types
         from numba.core.typing.templates import builtin_registry
-        from numba.np import arrayobj
-        numbas = arrayobj.ol_raise_with_shape_context_cpu
-    except (ImportError, AttributeError):   # another Numba: its message as it is
+        from numba.np import arraymath, arrayobj
+    except ImportError:
         return
+    # Function templates only: a method form (a.sum(axis=k)) reaches the same typing function
+    # through a function template of its own, listed here too.
+    templates = list(builtin_registry.functions)
+    for patch in (_cheaper_slice_error, _cheaper_axis_bounds_error, _cheaper_cumsum_axis_error,
+                  _cheaper_take_axis_error):
+        try:
+            patch(templates, types, arraymath, arrayobj)
+        except (ImportError, AttributeError, TypeError, ValueError):
+            pass        # Numba's internals differ: its own message, as it is
+
+
+def _swap(templates, numbas, replacement):
+    """Make every overload template whose typing function is `numbas` use `replacement`."""
+    for template in templates:
+        if getattr(template, "_overload_func", None) is numbas:
+            template._overload_func = staticmethod(replacement)
+
+
+def _formats(impl, names):
+    """Whether `impl` is the Numba implementation a patch was written against: it uses exactly
+    these global names and builds its message from "axis ... is out of bounds ..." pieces."""
+    code = impl.__code__
+    return (set(code.co_names) == set(names) and "axis " in code.co_consts
+            and " is out of bounds for array of dimension " in code.co_consts)
+
+
+def _cheaper_slice_error(templates, types, arraymath, arrayobj):
+    """An array assigned to a slice of another shape (`rows[t] = row`, as generated loops keep
+    their values): ValueError('cannot assign slice of shape', (4,), 'from input of shape', (5,)).
+    Numba's own overload still decides which types it handles."""
+    numbas = arrayobj.ol_raise_with_shape_context_cpu
 
     def raise_with_shapes(src_shapes, index_shape):
         if numbas(src_shapes, index_shape) is None:
@@ -165,9 +197,97 @@ def _cheaper_slice_error():
                              src_shapes)
         return impl
 
-    for template in builtin_registry.functions:
-        if getattr(template, "_overload_func", None) is numbas:
-            template._overload_func = staticmethod(raise_with_shapes)
+    _swap(templates, numbas, raise_with_shapes)
+
+
+def _cheaper_axis_bounds_error(templates, types, arraymath, arrayobj):
+    """np.sum(a, axis=k) / a.sum(axis=k) with k out of range: numpy's AxisError(axis, ndim),
+    whose message numpy formats in Python, the same text as Numba's
+    ("axis 2 is out of bounds for array of dimension 2")."""
+    numbas = arraymath.check_axis_bounds
+    error = arraymath.axis_bound_err
+    if error is not getattr(getattr(np, "exceptions", None), "AxisError", None) or \
+            "axis_bound_err" not in numbas.__code__.co_names:
+        return
+
+    def check_axis_bounds(a, axis):
+        if axis is not None:
+            if isinstance(axis, tuple):
+                for ax in axis:
+                    if ax < -a.ndim or ax >= a.ndim:
+                        raise error(ax, a.ndim)
+            elif axis < -a.ndim or axis >= a.ndim:
+                raise error(axis, a.ndim)
+
+    for template in templates:    # a register_jitable: the template's key is the function
+        if getattr(template, "key", None) is numbas and hasattr(template, "_overload_func"):
+            template._overload_func = staticmethod(lambda *args, **kwargs: check_axis_bounds)
+
+
+def _cheaper_cumsum_axis_error(templates, types, arraymath, arrayobj):
+    """np.cumsum(a, axis=k) with k out of range:
+    ValueError('axis', 5, 'is out of bounds for array of dimension', 2)."""
+    numbas = arraymath.array_cumsum
+    flat, along = arraymath._numpy_cumsum, arraymath._numpy_cumsum_axis
+
+    def array_cumsum(a, axis=None, dtype=None):
+        impl = numbas(a, axis, dtype)
+        if impl is None or not (isinstance(a, types.Array) and isinstance(axis, types.Integer)):
+            return impl
+        if a.ndim == 1 and _formats(impl, ("ndim", "ValueError", "_numpy_cumsum", "reshape",
+                                            "size")):
+            def cumsum_flat(a, axis=None, dtype=None):
+                if axis < -a.ndim or axis >= a.ndim:
+                    raise ValueError("axis", axis, "is out of bounds for array of dimension",
+                                     a.ndim)
+                return flat(a, axis, dtype).reshape(a.size)
+            return cumsum_flat
+        if a.ndim > 1 and _formats(impl, ("ndim", "ValueError", "_numpy_cumsum_axis")):
+            def cumsum_along(a, axis=None, dtype=None):
+                if axis < -a.ndim or axis >= a.ndim:
+                    raise ValueError("axis", axis, "is out of bounds for array of dimension",
+                                     a.ndim)
+                return along(a, axis, dtype)
+            return cumsum_along
+        return impl
+
+    _swap(templates, numbas, array_cumsum)
+
+
+def _cheaper_take_axis_error(templates, types, arraymath, arrayobj):
+    """np.take(a, indices, axis=k) (indices an array, list or tuple) with k out of range:
+    ValueError('axis', 5, 'is out of bounds for array of dimension', 2)."""
+    numbas = arrayobj.numpy_take
+    with_axis = arrayobj.generate_getitem_setitem_with_axis
+    tuple_setitem = arrayobj.tuple_setitem
+
+    def numpy_take(a, indices, axis=None):
+        impl = numbas(a, indices, axis)
+        if not (impl is not None and isinstance(a, types.Array)
+                and isinstance(axis, types.Integer)
+                and isinstance(indices, (types.Array, types.List, types.BaseTuple))
+                and _formats(impl, ("ndim", "ValueError", "tuple_setitem", "shape", "len",
+                                    "np", "empty", "dtype", "range"))
+                and impl.__code__.co_freevars == ("_getitem", "_setitem")):
+            return impl
+        getitem = with_axis(a.ndim, "getitem")
+        setitem = with_axis(a.ndim, "setitem")
+
+        def take_along(a, indices, axis=None):
+            ax = axis
+            if axis < 0:
+                axis += a.ndim
+            if axis < 0 or axis >= a.ndim:
+                raise ValueError("axis", ax, "is out of bounds for array of dimension", a.ndim)
+            shape = tuple_setitem(a.shape, axis, len(indices))
+            out = np.empty(shape, dtype=a.dtype)
+            for i in range(len(indices)):
+                y = getitem(a, indices[i], axis)
+                setitem(out, i, axis, y)
+            return out
+        return take_along
+
+    _swap(templates, numbas, numpy_take)
 
 
 def _register_jitable(func):
