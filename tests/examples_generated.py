@@ -82,3 +82,34 @@ def log_sum_exp(z, w):
     """Whole-array sums whose gradient is one number: spread by broadcasting, not by a helper."""
     peak = np.max(z)
     return peak + np.log(np.sum(np.exp(z - peak))) + 0.5 * np.sum(w[1:])
+
+
+def affine(x, w, b):
+    """A small callee: inlined where it is called as a statement of its own."""
+    z = w @ x
+    return np.tanh(z + b)
+
+
+def cell(h, x, w):
+    """Returns two values; `h` is reassigned, so the caller's argument is bound to a new name."""
+    z = h * w + x
+    h = np.tanh(z)
+    return h, z * z
+
+
+def branchy(z):
+    """Not small: a branch. Stays a call to its own generated adjoint."""
+    if z > 0.0:
+        return z * z
+    return -z
+
+
+def network(x, w, b, v):
+    """Callers of the callees above, in a loop too; `z` is also a name of the caller."""
+    z = affine(x, w, b)
+    total = 0.0
+    h = z
+    for t in range(3):
+        h, square = cell(h, x[t] * 2.0, v)
+        total = total + np.sum(square)
+    return np.sum(h * z) + total + branchy(total * 0.1)

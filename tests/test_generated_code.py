@@ -108,3 +108,36 @@ def test_arrays_kept_where_nothing_changes_in_place_are_not_copied():
     grad = s2sad.grad(ex.recurrent, wrt=(0, 1), jit=True)
     check_gradient(ex.recurrent, args, (0, 1), jit_fn=grad)
     assert "rt.saved(" not in grad.source
+
+
+@pytest.fixture(scope="module")
+def network_gradient():
+    args = (RNG.normal(size=3), 0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3),
+            RNG.normal(size=3))
+    grad = s2sad.grad(ex.network, wrt=(0, 1, 2, 3), jit=True)
+    check_gradient(ex.network, args, (0, 1, 2, 3), jit_fn=grad)
+    return grad
+
+
+def test_small_callees_are_inlined_as_a_person_would(network_gradient):
+    source = network_gradient.source
+    assert "affine" not in source.split("def dnetwork")[0]  # no link to its own files
+    assert "cell" not in source.split("def dnetwork")[0]
+    assert "numpy.tanh(" in source and "# z = affine(x, w, b)" in source
+    # the callee's own statements keep their comments, pointing into the callee
+    assert "# z = h * w + x   [examples_generated.py:" in source
+    # the caller's `z` and the callee's `z` are different names
+    assert "affine_z" in source or "cell_z" in source
+
+
+def test_a_callee_with_a_branch_stays_a_call(network_gradient):
+    header = network_gradient.source.split("def dnetwork")[0]
+    assert "dbranchy = rt.load(" in header
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_inlined_callees_give_the_same_gradient_jit_on_and_off(jit):
+    args = (RNG.normal(size=3), 0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=3),
+            RNG.normal(size=3))
+    check_gradient(ex.network, args, (0, 1, 2, 3), jit_fn=s2sad.grad(ex.network,
+                                                                     wrt=(0, 1, 2, 3), jit=jit))

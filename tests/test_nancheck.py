@@ -20,8 +20,20 @@ def test_the_first_infinite_gradient_names_the_callee_line_and_values(jit):
     assert f"in the adjoint of {ex.__file__}:{line_of(ex.root, 'np.sqrt')}: return np.sqrt(v)" \
         in text
     assert "dv = array of shape (3,); first non-finite at index (1,)" in text
-    assert "_t0 = array of shape (3,)" in text  # sqrt(v), which the adjoint divides by
+    assert "_result = array of shape (3,)" in text  # sqrt(v), which the adjoint divides by
     assert isinstance(caught.value, FloatingPointError)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_an_infinite_gradient_in_an_inlined_callee_names_the_call(jit):
+    df = s2sad.grad(ex.log_and_small_root, check_nan=True, jit=jit)
+    with pytest.raises(s2sad.NonFiniteError) as caught:
+        df(np.array([1.0, 0.0, 2.0]), 2.0)
+    text = str(caught.value)
+    line = line_of(ex.log_and_small_root, "z = small_root(x)")
+    assert f"in the adjoint of {ex.__file__}:{line}: z = small_root(x)" in text
+    assert "in dx" in text and "first non-finite at index (1,)" in text
+    assert "z = array of shape (3,)" in text  # sqrt(x), which the adjoint divides by
 
 
 @pytest.mark.parametrize("jit", [False, True])

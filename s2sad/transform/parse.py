@@ -4,7 +4,10 @@
         return x * 2    -->                  tree=FunctionDef(name='f', ...))
 
 Positions of every node are kept relative to the parsed snippet; `SourceFunction.loc(node)`
-turns them into a file:line:col `Location` for diagnostics and source-line comments.
+turns them into a file:line:col `Location` for diagnostics and source-line comments. Code put in
+from another function (inline.py) keeps that function's positions, its lines moved up by
+FOREIGN * k for the k-th such function (`foreign[k]`): every node made from it keeps the
+mark, so its diagnostics and comments point into its own source.
 """
 import dataclasses
 import hashlib
@@ -17,6 +20,8 @@ import gast
 
 from s2sad.errors import Diagnostic, Location, UnsupportedError
 
+FOREIGN = 1_000_000  # lines of inlined functions' code: FOREIGN * k + their own line
+
 
 @dataclasses.dataclass
 class SourceFunction:
@@ -26,6 +31,7 @@ class SourceFunction:
     indent: int          # columns removed by dedenting
     text: str            # the dedented snippet
     tree: gast.FunctionDef
+    foreign: dict = dataclasses.field(default_factory=dict)  # k -> inlined SourceFunction
 
     @property
     def name(self):
@@ -35,7 +41,23 @@ class SourceFunction:
     def sha256(self):
         return hashlib.sha256(self.text.encode()).hexdigest()
 
+    def _owner(self, node):
+        """(the SourceFunction `node` comes from, `node` with positions in that one's snippet)."""
+        k = getattr(node, "lineno", 1) // FOREIGN
+        if not k or k not in self.foreign:
+            return self, node
+        shifted = types.SimpleNamespace(lineno=node.lineno - k * FOREIGN,
+                                        col_offset=getattr(node, "col_offset", 0))
+        if getattr(node, "end_lineno", None) is not None:
+            shifted.end_lineno = node.end_lineno - k * FOREIGN
+        if getattr(node, "end_col_offset", None) is not None:
+            shifted.end_col_offset = node.end_col_offset
+        return self.foreign[k], shifted
+
     def loc(self, node):
+        owner, node = self._owner(node)
+        if owner is not self:
+            return owner.loc(node)
         line = getattr(node, "lineno", 1)
         col = getattr(node, "col_offset", 0)
         end_line = getattr(node, "end_lineno", line)
@@ -47,6 +69,9 @@ class SourceFunction:
 
     def segment(self, node):
         """The node's source text on one line (for comments in generated code)."""
+        owner, node = self._owner(node)
+        if owner is not self:
+            return owner.segment(node)
         lines = self.text.splitlines()
         first, last = node.lineno - 1, getattr(node, "end_lineno", node.lineno) - 1
         if first == last:
@@ -57,11 +82,17 @@ class SourceFunction:
 
     def header(self, node):
         """The first line of a compound statement (`for i in range(n):`), for comments."""
+        owner, node = self._owner(node)
+        if owner is not self:
+            return owner.header(node)
         line = self.text.splitlines()[node.lineno - 1][node.col_offset:].rstrip()
         return line if line.endswith(":") else line + " ..."
 
     def where(self, node):
         """Short 'file.py:line' for comments."""
+        owner, node = self._owner(node)
+        if owner is not self:
+            return owner.where(node)
         return f"{os.path.basename(self.path)}:{self.first_line + node.lineno - 1}"
 
 

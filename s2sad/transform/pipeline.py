@@ -31,6 +31,7 @@ from . import (
     fence,
     forward,
     index,
+    inline,
     nodes,
     normalize,
     optimize,
@@ -195,7 +196,8 @@ def _prepare(func):
     if problems:
         problems.sort(key=lambda d: (d.where.line, d.where.col))
         raise UnsupportedError(problems)
-    return source, resolution.callees, resolution.externals
+    callees = inline.inline(source, resolution.callees)
+    return source, callees, resolution.externals
 
 
 @dataclasses.dataclass(frozen=True)
