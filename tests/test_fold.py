@@ -298,9 +298,19 @@ def test_rebinding_a_name_read_stops_the_fold():
 
 
 def test_only_into_plain_positions():
-    unchanged("""
+    same("""
         def f(x, i):
             _t0 = i + 1
+            x[_t0] = 3.0
+            return x
+        """, """
+        def f(x, i):
+            x[i + 1] = 3.0
+            return x
+        """)  # an index of names and numbers: the same number wherever it is evaluated
+    unchanged("""
+        def f(x, idx, k):
+            _t0 = idx[k]
             x[_t0] = 3.0
             return x
         """)
@@ -593,3 +603,39 @@ def test_a_fold_making_a_long_line_is_not_made():
             result_with_a_name = alpha_long_name * beta_long_name - _t1
             return result_with_a_name
         """)
+
+
+def test_a_value_computed_again_is_folded_at_each_computation():
+    same("""
+        def f(h, d, n):
+            _t0 = h / 6.0
+            y = d * _t0
+            for t in range(n):
+                _t0 = h / 6.0
+                y = y * _t0
+            return y
+        """, """
+        def f(h, d, n):
+            y = d * (h / 6.0)
+            for t in range(n):
+                y = y * (h / 6.0)
+            return y
+        """)
+
+
+def test_a_value_carried_to_the_next_iteration_is_not_folded():
+    unchanged("""
+        def f(h, n):
+            _t0 = h
+            for t in range(n):
+                y = _t0 * 2.0
+                _t0 = y + 1.0
+            return _t0
+        """)
+    unchanged("""
+        def f(h, n):
+            for t in range(n):
+                _t0 = h * 2.0
+                y = _t0 + 1.0
+            return _t0
+        """)  # read after the loop too: the last assignment has two reads in all

@@ -22,12 +22,16 @@ are conservative:
 
 - only the transformer's own names (`_t<N>` temporaries and their adjoints `d_t<N>`), stored
   exactly once and read exactly once in the whole function (a value kept on a tape, pushed and
-  restored, is read or stored twice);
+  restored, is read or stored twice; a value put back from a tape keeps its name);
 - the read is in a later statement of the same statement list (not in a nested body), with no
   Comment between (a Comment starts another source statement's block: the `# grad of:` lines
   and the debugger's line mapping, tracing.py, stay true), and not in an assignment's target,
   a loop header, an `if`/`while` test, a comprehension, a conditionally evaluated operand, or a
-  save on a tape (`_stack_x[t] = _t1`);
+  save on a tape (`_stack_x[t] = _t1`), except that an expression of names and numbers (`i + 1`)
+  goes into the index of an element written (`dx[i + 1] += g`);
+- a temporary assigned more than once (a value the backward sweep computes again) is folded
+  where each assignment is read once, by its own statement list, before the next one, and
+  those are all its reads;
 - only pure expressions move: arithmetic, comparisons, subscripts, `.shape`-like attributes and
   calls of NumPy ufuncs, `math`, a few NumPy functions and side-effect-free `rt` helpers;
 - nothing between the definition and the read (nor what the reading statement evaluates first)
@@ -92,6 +96,7 @@ class _Uses:
         self.methods = []        # `a.method(...)` with `a` a name
         self._expression(function.args, function)
         self._statements(function.body)
+        self.local_read = _local_reads(function, self)
 
     def _statements(self, statements):
         for statement in statements:
@@ -192,18 +197,23 @@ class _Folder:
                 isinstance(definition.targets[0], gast.Name)):
             return False
         name = definition.targets[0].id
-        if not (TEMPORARY.match(name) and self.uses.single(name) and
-                _movable(definition.value, self.uses)):
+        if not (TEMPORARY.match(name) and _movable(definition.value, self.uses)):
             return False
-        read = self.uses.read_at[name]
-        holder = self.uses.holder.get(id(read))
+        if self.uses.single(name):
+            read = self.uses.read_at[name]
+            holder = self.uses.holder.get(id(read))
+        elif id(definition) in self.uses.local_read and not _is_tape(definition.value):
+            read, holder = self.uses.local_read[id(definition)]  # (a value put back from a
+            # tape keeps its name: the backward block reads as the forward one was written)
+        else:
+            return False
         reads = _names_read(definition.value)
         for later in range(index + 1, len(statements)):
             statement = statements[later]
             if isinstance(statement, Comment):
                 return False
             if statement is holder:
-                site = self._site(statement, read, reads)
+                site = self._site(statement, read, reads, definition.value)
                 if site is None:
                     return False
                 parent, field, position = site
@@ -217,7 +227,7 @@ class _Folder:
                 return False
         return False
 
-    def _site(self, statement, read, reads):
+    def _site(self, statement, read, reads, value=None):
         """(parent, field, list position or None) of `read` in `statement`, if the value may be
         put there: the value part of an assignment, an expression statement or a return, on a
         path evaluated unconditionally, in the function's own scope; and nothing the statement
@@ -235,7 +245,7 @@ class _Folder:
             return None
         path = _path(statement, "value", statement.value, read)
         if path is None:
-            return None
+            return self._index_site(statement, read, value)
         on_path = {id(parent) for parent, _, _ in path}
         for parent, field, position in path:
             if isinstance(parent, _SCOPES) or \
@@ -251,6 +261,21 @@ class _Folder:
                     not self._call_clear(node, reads):
                 return None
         return path[-1]
+
+    def _index_site(self, statement, read, value):
+        """The place of `read` in the index of an element written (`dx[_t13] += g`), for a
+        value of names and numbers only (`i + 1`): evaluated there instead, before or after the
+        right-hand side, it gives the same number (no expression can rebind a name)."""
+        targets = statement.targets if isinstance(statement, gast.Assign) else \
+            [statement.target]
+        if not _arithmetic(value):
+            return None
+        for target in targets:
+            if isinstance(target, gast.Subscript) and not _is_tape(target):
+                path = _path(target, "slice", target.slice, read)
+                if path is not None:
+                    return path[-1]
+        return None
 
     def _clear(self, statement, reads):
         """Whether running `statement` (between a definition and its read) leaves every value
@@ -308,6 +333,53 @@ class _Folder:
         return False
 
 
+def _local_reads(function, uses):
+    """{id(definition): (its one read, the statement of its list holding it)} for temporaries
+    assigned more than once (a value the backward sweep recomputes: `_t42 = h / 6.0` in both
+    sweeps) where every read is covered:
+    each assignment, a statement of some list, is read exactly once by the statements after it
+    in that list before the name is assigned again, and those reads are all the name's reads
+    (none reaches a read elsewhere, such as the next iteration of a loop)."""
+    found, counted, definitions = {}, {}, {}
+    for statements in _statement_lists(function):
+        for index, statement in enumerate(statements):
+            if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
+                    isinstance(statement.targets[0], gast.Name) and
+                    TEMPORARY.match(statement.targets[0].id)):
+                continue
+            name = statement.targets[0].id
+            definitions[name] = definitions.get(name, 0) + 1
+            reads = []
+            for later in statements[index + 1:]:
+                stored = any(isinstance(n, gast.Name) and n.id == name and
+                             isinstance(n.ctx, gast.Store) for n in gast.walk(later))
+                if stored and not isinstance(later, gast.Assign):
+                    break  # assigned again in a nested block: what it reads there is
+                    # counted for the assignments in there, and reads after it for none
+                reads += [(n, later) for n in gast.walk(later) if isinstance(n, gast.Name) and
+                          n.id == name and isinstance(n.ctx, gast.Load)]
+                if stored:
+                    break
+            counted[name] = counted.get(name, 0) + len(reads)
+            if len(reads) == 1:
+                found[id(statement)] = (name, reads[0])
+    covered = {name for name, count in counted.items()
+               if count == uses.loads.get(name, 0) and
+               definitions[name] == uses.stores.get(name, 0) and name not in uses.multiple}
+    return {key: read for key, (name, read) in found.items() if name in covered}
+
+
+def _statement_lists(node):
+    for field in ("body", "orelse", "finalbody"):
+        statements = getattr(node, field, None)
+        if isinstance(statements, list) and statements and isinstance(statements[0], gast.stmt):
+            yield statements
+            for statement in statements:
+                yield from _statement_lists(statement)
+    for handler in getattr(node, "handlers", ()):
+        yield from _statement_lists(handler)
+
+
 def _put(parent, field, position, node):
     if position is None:
         setattr(parent, field, node)
@@ -330,6 +402,20 @@ def _path(parent, field, node, wanted, position=None):
                 if found is not None:
                     return [(parent, field, position)] + found
     return None
+
+
+def _arithmetic(node):
+    """Names and number literals under `+`, `-`, `*`, `//`, `%` and negation."""
+    if isinstance(node, gast.Name):
+        return isinstance(node.ctx, gast.Load)
+    if isinstance(node, gast.Constant):
+        return type(node.value) in (int, float) and not isinstance(node.value, bool)
+    if isinstance(node, gast.BinOp):
+        return isinstance(node.op, _INTEGER_OPS) and _arithmetic(node.left) and \
+            _arithmetic(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return isinstance(node.op, gast.USub) and _arithmetic(node.operand)
+    return False
 
 
 def _names_read(expression):
