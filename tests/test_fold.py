@@ -639,3 +639,33 @@ def test_a_value_carried_to_the_next_iteration_is_not_folded():
                 y = _t0 + 1.0
             return _t0
         """)  # read after the loop too: the last assignment has two reads in all
+
+
+def test_one_blocks_contributions_to_a_gradient_are_one_sum():
+    same("""
+        def f(a, b, c, dw):
+            dw4 = a * b
+            d_t1 = c * 2.0
+            dw4 = dw4 + d_t1 * a
+            dw = dw + dw4
+            return dw
+        """, """
+        def f(a, b, c, dw):
+            dw4 = a * b + c * 2.0 * a
+            dw = dw + dw4
+            return dw
+        """)
+    unchanged("""
+        def f(a, b, dw, dx):
+            dw = dw + a
+            comment("grad of: y = x * w   [m.py:3]")
+            dw = dw + b
+            return dw
+        """)  # another block: each keeps its own line
+    unchanged("""
+        def f(a, b, dw, dx, i):
+            dx = dx + dw[i]
+            dw[i] += a
+            dx = dx + b
+            return dx
+        """)  # what the first part reads changes in between

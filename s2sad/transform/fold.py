@@ -179,6 +179,7 @@ class _Folder:
         self.uses, self.private, self.lists = uses, private, lists
 
     def block(self, statements, depth=1):
+        self._merge(statements, depth)
         index = 0
         while index < len(statements):
             if not self._fold(statements, index, depth):
@@ -189,6 +190,46 @@ class _Folder:
                     self.block(value, depth + 1)
             for handler in getattr(statement, "handlers", ()):
                 self.block(handler.body, depth + 1)
+
+    def _merge(self, statements, depth):
+        """One block's contributions to a gradient become one sum, in the same order:
+        `dw4 = d_t33 * gamma` ... `dw4 = dw4 + d_t47 * _t31` -> `dw4 = d_t33 * gamma + d_t47 *
+        _t31` at the second one's place (the same additions: `(a + b)` then `+ c`). Only where
+        nothing between reads or assigns the gradient or changes what the first part reads,
+        within one block (no Comment between)."""
+        index = 0
+        while index < len(statements):
+            first = statements[index]
+            name = _accumulated(first, start=True)
+            merged = False
+            if name is not None:
+                reads = _names_read(first.value)
+                for later in range(index + 1, len(statements)):
+                    statement = statements[later]
+                    if _accumulated(statement) == name:
+                        value = gast.BinOp(first.value, gast.Add(), statement.value.right)
+                        candidate = gast.Assign(statement.targets, value, None)
+                        if 4 * depth + _statement_width(candidate) > WIDTH:
+                            break
+                        statement.value = value
+                        del statements[index]
+                        self._moved(first, statement)
+                        merged = True
+                        break
+                    if isinstance(statement, Comment) or name in _names_read(statement) or \
+                            not self._clear(statement, reads | {name}):
+                        break
+            if not merged:
+                index += 1
+
+    def _moved(self, old, new):
+        """What `old` read is now read by `new` (for the folds that follow)."""
+        for node in gast.walk(new.value):
+            if self.uses.holder.get(id(node)) is old:
+                self.uses.holder[id(node)] = new
+        for key, (read, holder) in list(self.uses.local_read.items()):
+            if holder is old:
+                self.uses.local_read[key] = (read, new)
 
     def _fold(self, statements, index, depth):
         """Fold the temporary `statements[index]` defines into its reader; whether it did."""
@@ -401,6 +442,24 @@ def _path(parent, field, node, wanted, position=None):
                 found = _path(node, name, item, wanted, index)
                 if found is not None:
                     return [(parent, field, position)] + found
+    return None
+
+
+def _accumulated(statement, start=False):
+    """The gradient `statement` adds to (`dw = dw + e`), or with `start` also assigns first
+    (`dw = e`), e not reading it; else None."""
+    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
+            isinstance(statement.targets[0], gast.Name)):
+        return None
+    name, value = statement.targets[0].id, statement.value
+    if not name.startswith("d"):
+        return None
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and \
+            isinstance(value.left, gast.Name) and value.left.id == name and \
+            name not in _names_read(value.right):
+        return name
+    if start and name not in _names_read(value):
+        return name
     return None
 
 
