@@ -113,3 +113,17 @@ def network(x, w, b, v):
         h, square = cell(h, x[t] * 2.0, v)
         total = total + np.sum(square)
     return np.sum(h * z) + total + branchy(total * 0.1)
+
+
+def midpoint(a, b, u0, w0, steps):
+    """Two-stage scalar integration: products of kept states are computed again, not kept."""
+    u, w = u0, w0
+    loss = 0.0
+    for t in range(steps):
+        k1 = a * u - b * u * w
+        u2 = u + 0.05 * k1
+        k2 = a * u2 - b * u2 * w
+        w = w + 0.1 * (b * u * w - w)
+        u = u + 0.1 * k2
+        loss = loss + u * u + w
+    return loss

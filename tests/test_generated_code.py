@@ -141,3 +141,13 @@ def test_inlined_callees_give_the_same_gradient_jit_on_and_off(jit):
             RNG.normal(size=3))
     check_gradient(ex.network, args, (0, 1, 2, 3), jit_fn=s2sad.grad(ex.network,
                                                                      wrt=(0, 1, 2, 3), jit=jit))
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_products_of_kept_numbers_are_computed_again_not_kept(jit):
+    grad = s2sad.grad(ex.midpoint, wrt=(0, 1, 2, 3), jit=jit)
+    check_gradient(ex.midpoint, (1.1, 0.4, 2.0, 1.5, 7), (0, 1, 2, 3), jit_fn=grad)
+    kept = sorted({line.split("=")[0].strip() for line in grad.source.splitlines()
+                   if "numpy.empty(" in line})
+    # the states a person keeps (u, w and the stage value u2), no temporary of them
+    assert kept == ["_stack_u", "_stack_u2", "_stack_w"], kept

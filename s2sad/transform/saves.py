@@ -31,7 +31,9 @@ class Saves(Tape):
         self.source = source
         self.instrument = instrument or (lambda block: block)  # nancheck.py adds checks
         self.namer = namer
-        self.reads = reads
+        self.reads = {key: set(names) for key, names in reads.items()}  # grows: recomputing
+        # a value at a block makes that block read what it is computed from
+        self.planned = set()     # names kept after their uses, planned already
         self.wanted = set().union(final_reads, *reads.values())
         self.written = activity.written_arrays(body)
         # no array changes in place anywhere (nothing written into, no callee writing into an
@@ -42,6 +44,7 @@ class Saves(Tape):
         self.after = collections.defaultdict(list)    # forward, after it
         self.restores = collections.defaultdict(list)  # backward, after its block
         self.loads = collections.defaultdict(list)    # backward, before its block
+        self.recomputes = collections.defaultdict(list)  # backward, after the loads
         self.stack_names = []
         self._stacks = {}
         self.sites = {}          # stack name -> [(statement, loop, kept value)]
@@ -90,10 +93,13 @@ class Saves(Tape):
                     after_use[id(region)].add(name)
         for name in self.params & self.exposed & self.wanted:  # `x = x0; x[0] = c`: x0 changes
             after_use[id(None)].add(name)
+        self.kept_after_use = set().union(*after_use.values())
         regions = {id(r): r for r in (self.region_of[id(s)] for s in walk(body))}
         for key, names in after_use.items():
             for name in sorted(names):
                 self._save_after_uses(body, name, regions.get(key))
+        for key, code in self.recomputes.items():  # after what they read is put back
+            self.loads[key] += code
 
     def defined_by(self, statement):
         if is_loop(statement):
@@ -122,6 +128,23 @@ class Saves(Tape):
         self._keep(statement, region, key, name, kept, put_back, self.before, self.restores)
 
     def _save_after_uses(self, body, name, region):
+        self.planned.add(name)
+        readers = self._readers(body, name, region)
+        if not readers:
+            return
+        self.restored.add(name)
+        recompute = self._recomputation(name, region, readers)
+        if recompute is not None:  # cheaper to recompute than to keep
+            for statement in readers:
+                self.recomputes[id(statement)][:0] = [nodes.clone(s) for s in recompute]
+            return
+        for statement in self._last_of_chains(readers, name):
+            self._keep(statement, region, ("after", name, id(region)), name,
+                       self._kept(name, statement, after=True),
+                       lambda value: nodes.assign(name, value), self.after, self.loads)
+
+    def _readers(self, body, name, region):
+        """The statements of `region` whose backward blocks read `name`."""
         readers = []
         for statement in walk(body):
             if self.region_of[id(statement)] is not region:
@@ -133,18 +156,7 @@ class Saves(Tape):
                 reads = inside - assigned
             if name in reads and not self._recomputed(statement, name, body):
                 readers.append(statement)
-        if not readers:
-            return
-        self.restored.add(name)
-        recompute = self._recomputation(name, region)
-        if recompute is not None:  # cheaper to recompute than to keep
-            for statement in readers:
-                self.loads[id(statement)][:0] = [nodes.clone(s) for s in recompute]
-            return
-        for statement in self._last_of_chains(readers, name):
-            self._keep(statement, region, ("after", name, id(region)), name,
-                       self._kept(name, statement, after=True),
-                       lambda value: nodes.assign(name, value), self.after, self.loads)
+        return readers
 
     def _last_of_chains(self, readers, name):
         """Readers that see the same value of `name` one after another in one block share one
@@ -165,11 +177,13 @@ class Saves(Tape):
             return False
         return not any(name in self.defined_by(s) for s in walk(block[i + 1:j]))
 
-    def _recomputation(self, name, region, budget=4):
+    def _recomputation(self, name, region, readers, budget=4):
         """Statements recomputing `name` in the backward sweep, if that is cheap: `name` is
         assigned once in the function, inside the loop `region`, by an index (an element or a
-        view) or scalar arithmetic or a comparison on stable names (`_stable`) or on names that are
-        themselves recomputed so (at most `budget` statements in all). Else None."""
+        view) or scalar arithmetic or a comparison on stable names (`_stable`), on numbers the
+        backward sweep puts back anyway (`_maintained`: `_t1 = beta * u` with `u` kept) or on
+        names that are themselves recomputed so (at most `budget` statements in all). Else
+        None."""
         definitions = self.definitions.get(name, [])
         if region is None or len(definitions) != 1 or budget == 0:
             return None
@@ -185,9 +199,10 @@ class Saves(Tape):
             return None  # arithmetic on arrays: recomputing costs as much as keeping a copy
         code = []
         for operand in sorted(activity.names_read(value)):
-            if self._stable(operand, statement):
+            if self._stable(operand, statement) or \
+                    self._maintained(operand, statement, readers):
                 continue
-            before = self._recomputation(operand, region, budget - 1 - len(code))
+            before = self._recomputation(operand, region, readers, budget - 1 - len(code))
             if before is None:
                 return None
             code += [s for s in before if s not in code]
@@ -211,6 +226,49 @@ class Saves(Tape):
                        if isinstance(loop, gast.For))
         return len(definitions) == 1 and name not in self.params and \
             self.region_of[id(definitions[0])] is None
+
+    def _maintained(self, name, definition, readers):
+        """Whether the number `name` holds at `definition` is what it holds at the start of
+        each reader's backward block (after the values put back there): the backward sweep
+        puts it back before every block that reads it (kept before each reassignment, or after
+        a use by each of the readers themselves), and nothing from `definition` to the reader
+        (included) assigns it, in one statement list."""
+        if name not in definition.s2sad_scalars or name not in self.wanted or \
+                name in self.exposed or name in self.written:
+            return False
+        block, start = self.position[id(definition)]
+        for reader in readers:
+            other, end = self.position.get(id(reader), (None, None))
+            if other is not block or end <= start or any(
+                    name in self.defined_by(s) for s in walk(block[start + 1:end + 1])):
+                return False
+        if name not in self.kept_after_use:
+            return True  # kept before each reassignment: put back for every block after it
+        return self._put_back_for(name, definition, readers)
+
+    def _put_back_for(self, name, definition, readers):
+        """Whether `name`, kept after its uses, is put back by the time each reader's block
+        runs: some block reading the same value at or after the reader, in its statement list,
+        puts it back (the last of a chain, `_last_of_chains`), and it is kept, not itself
+        recomputed."""
+        region = self.region_of[id(definition)]
+        uses = self._readers(self.body, name, region)
+        if not uses or self._recomputation(name, region, uses) is not None:
+            return False
+        keeps = self._last_of_chains(uses, name)
+        for reader in readers:
+            block, start = self.position[id(reader)]
+            if any(self.position.get(id(k), (None, None))[0] is block and
+                   self.position[id(k)][1] >= start and
+                   not any(name in self.defined_by(s)
+                           for s in walk(block[start + 1:self.position[id(k)][1] + 1]))
+                   for k in keeps):
+                continue
+            if name in self.planned:
+                return False
+        for reader in readers:  # not planned yet: the readers become its readers too
+            self.reads.setdefault(id(reader), set()).add(name)
+        return True
 
     def final(self, name, statement):
         """Whether nothing assigns or writes into `name` after `statement` in the forward sweep
