@@ -180,20 +180,23 @@ class Saves(Tape):
     def _recomputation(self, name, region, readers, budget=4):
         """Statements recomputing `name` in the backward sweep, if that is cheap: `name` is
         assigned once in the function, inside the loop `region`, by an index (an element or a
-        view) or scalar arithmetic or a comparison on stable names (`_stable`), on numbers the
-        backward sweep puts back anyway (`_maintained`: `_t1 = beta * u` with `u` kept) or on
-        names that are themselves recomputed so (at most `budget` statements in all). Else
-        None."""
+        view) or scalar arithmetic, `abs`, `min`, `max` or a comparison on stable names
+        (`_stable`), on numbers the backward sweep puts back anyway (`_maintained`:
+        `_t1 = beta * u` with `u` kept) or on names that are themselves recomputed so (at most
+        `budget` statements in all). Else None."""
         definitions = self.definitions.get(name, [])
         if region is None or len(definitions) != 1 or budget == 0:
             return None
         statement = definitions[0]
         value = statement.value
-        if self.region_of[id(statement)] is not region or \
-                not isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript)) \
+        cheap_call = isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) in \
+            (abs, min, max) and not value.keywords and \
+            kinds.known(value, statement.s2sad_scalars, statement.s2sad_ints)[0]
+        if self.region_of[id(statement)] is not region or not (cheap_call or isinstance(
+                value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript))) \
                 or not isinstance(statement.targets[0], gast.Name):
             return None
-        if not isinstance(value, gast.Subscript) and kinds.rank_of(
+        if not isinstance(value, gast.Subscript) and not cheap_call and kinds.rank_of(
                 value, statement.s2sad_scalars, statement.s2sad_ints,
                 getattr(statement, "s2sad_ranks", {})) != 0:
             return None  # arithmetic on arrays: recomputing costs as much as keeping a copy
