@@ -17,7 +17,7 @@ import pytest
 from gradcheck import assert_close, finite_difference
 
 import s2sad
-from s2sad.transform import emit, fold, nodes
+from s2sad.transform import emit, fold, nodes, printed_width
 
 
 # ---- the pass on hand-written trees ------------------------------------------------------------
@@ -586,7 +586,7 @@ def test_widths_are_astors(seed):
     statement = nodes.assign("y", _random_expression(rng, 3))
     printed = astor.to_source(gast.gast_to_ast(statement)).rstrip("\n")
     if "\n" not in printed:
-        assert fold._statement_width(statement) == len(printed)
+        assert printed_width.statement_width(statement) == len(printed)
 
 
 def test_a_fold_making_a_long_line_is_not_made():

@@ -5,6 +5,7 @@ pipeline.py writes the stage order once; each stage is one module, in this order
     parse       source -> gast tree, with positions in the real file
     fence       reject unsupported syntax, every violation at once
     resolve     bind free names (numpy aliases, user callees, global numbers)
+    inline      small callees of yours put in place of their calls
     exits       one exit per loop and function (break/continue/return become flags)
     normalize   one operation per statement (A-normal form)
     activity    which values need a gradient          kinds    scalars, ints, array ranks
@@ -13,7 +14,8 @@ pipeline.py writes the stage order once; each stage is one module, in this order
     reverse     forward sweep + backward sweep (saves.py, blocks.py, adjoints.py,
                 checkpoint.py; nancheck.py adds check_nan's tests)
     forward     the tangent function (forward mode)
-    optimize    exact clean-ups of filled templates
+    optimize    exact clean-ups of filled templates; fold.py folds temporaries back
+                (fold_names.py, printed_width.py)
     emit        print with comments, and prove the printing
 
 template.py fills derivative templates (s2sad.templates), naming.py makes deterministic names,

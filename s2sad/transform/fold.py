@@ -46,6 +46,7 @@ import re
 import gast
 import numpy
 
+from . import fold_names, printed_width
 from .nodes import Comment, dotted_parts
 
 TEMPORARY = re.compile(r"d?_t\d+\Z")
@@ -66,7 +67,6 @@ _BUILTINS = frozenset({"len", "float", "int", "abs"})
 # calls that change no existing value, though not moved: copies and new arrays
 _FRESH = frozenset({("rt", "saved"), ("rt", "copy"), ("numpy", "copy"), ("numpy", "empty"),
                     ("numpy", "zeros"), ("numpy", "ones"), ("range",)})
-_ALLOCATIONS = frozenset({("numpy", "empty"), ("numpy", "zeros"), ("numpy", "ones")})
 
 
 def fold(function, owners=()):
@@ -74,7 +74,7 @@ def fold(function, owners=()):
     `owners`: gradient arrays no other name can see (optimize.accumulate_in_place)."""
     uses = _Uses(function)
     parameters = {n.id for n in gast.walk(function.args) if isinstance(n, gast.Name)}
-    private = _private_arrays(uses)
+    private = fold_names.private_arrays(uses)
     lists = {n for n, kind in private.items() if kind == "list"}
     private = set(private) | (set(owners) - uses.multiple - parameters)
     _Folder(uses, private, lists).block(function.body)
@@ -84,7 +84,7 @@ def fold(function, owners=()):
 class _Uses:
     """One walk over the whole function: how often each name is stored and read; for each
     read of a temporary, the statement (an element of some statement list) holding it; and
-    what `_private_arrays` and `_integers` look at."""
+    what fold_names.py looks at."""
 
     def __init__(self, function):
         self.stores, self.loads, self.read_at, self.holder = {}, {}, {}, {}
@@ -209,7 +209,7 @@ class _Folder:
                     if _accumulated(statement) == name:
                         value = gast.BinOp(first.value, gast.Add(), statement.value.right)
                         candidate = gast.Assign(statement.targets, value, None)
-                        if 4 * depth + _statement_width(candidate) > WIDTH:
+                        if 4 * depth + printed_width.statement_width(candidate) > WIDTH:
                             break
                         statement.value = value
                         del statements[index]
@@ -259,7 +259,7 @@ class _Folder:
                     return False
                 parent, field, position = site
                 _put(parent, field, position, definition.value)
-                if 4 * depth + _statement_width(statement) > WIDTH:
+                if 4 * depth + printed_width.statement_width(statement) > WIDTH:
                     _put(parent, field, position, read)  # astor would wrap it: keep the name
                     return False
                 del statements[index]
@@ -470,7 +470,7 @@ def _arithmetic(node):
     if isinstance(node, gast.Constant):
         return type(node.value) in (int, float) and not isinstance(node.value, bool)
     if isinstance(node, gast.BinOp):
-        return isinstance(node.op, _INTEGER_OPS) and _arithmetic(node.left) and \
+        return isinstance(node.op, fold_names.INTEGER_OPS) and _arithmetic(node.left) and \
             _arithmetic(node.right)
     if isinstance(node, gast.UnaryOp):
         return isinstance(node.op, gast.USub) and _arithmetic(node.operand)
@@ -555,166 +555,3 @@ def _pure_call(call, uses):
     if module == "math":
         return callable(getattr(math, function, None))
     return module == "rt" and function in _RT
-
-
-def _private_arrays(uses):
-    """Tapes and other arrays no name but their own can see: assigned only a new list or a new
-    NumPy array, and read only as `a[index]` giving one element (not a view), or pushed and
-    popped. A write into one changes only what reads it by name. {name: "list" or the number
-    of dimensions}"""
-    if not uses.never_stored("len"):
-        return {}
-    integers = _integers(uses)
-    dimensions = {}
-    for name, values in uses.assigned.items():
-        found = {_allocation(v, uses, integers) for v in values}
-        if len(found) == 1 and None not in found and len(values) == uses.stores[name] and \
-                name not in uses.multiple:
-            dimensions[name] = found.pop()
-    if not dimensions:
-        return {}
-    allowed = {}
-    for node in uses.subscripts:
-        name = node.value.id
-        if name in dimensions and _element(node.slice, dimensions[name], integers):
-            allowed[name] = allowed.get(name, 0) + 1
-    for node in uses.methods:
-        name = node.func.value.id
-        if dimensions.get(name) == "list" and not node.keywords and \
-                (node.func.attr == "append" and len(node.args) == 1 or
-                 node.func.attr == "pop" and not node.args):
-            allowed[name] = allowed.get(name, 0) + 1
-    return {n: d for n, d in dimensions.items() if allowed.get(n, 0) == uses.loads.get(n, 0)}
-
-
-def _allocation(value, uses, integers):
-    """"list" for `[]`, the number of dimensions for `numpy.empty(shape)` (also zeros, ones:
-    float64) with a shape of known length, else None."""
-    if isinstance(value, gast.List) and not value.elts:
-        return "list"
-    if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords):
-        return None
-    parts = dotted_parts(value.func)
-    if parts is None or tuple(parts) not in _ALLOCATIONS or not uses.never_stored("numpy"):
-        return None
-    shape = value.args[0]
-    sizes = shape.elts if isinstance(shape, gast.Tuple) else [shape]
-    return len(sizes) if all(_integral(s, integers) for s in sizes) else None
-
-
-def _element(index, ndim, integers):
-    """Whether `a[index]` on an array of `ndim` dimensions (or a list) is one element (a copy,
-    not a view): as many indexes as dimensions, each an int."""
-    if ndim == "list":
-        return True
-    parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    return len(parts) == ndim and all(_integral(p, integers) for p in parts)
-
-
-_INTEGER_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
-
-
-def _integral(node, integers):
-    """Whether `node` always gives a Python int: a literal, `len(...)`, integer arithmetic, or
-    a name in `integers`."""
-    if isinstance(node, gast.Constant):
-        return type(node.value) is int
-    if isinstance(node, gast.Name):
-        return node.id in integers
-    if isinstance(node, gast.BinOp):
-        return isinstance(node.op, _INTEGER_OPS) and _integral(node.left, integers) and \
-            _integral(node.right, integers)
-    if isinstance(node, gast.UnaryOp):
-        return isinstance(node.op, (gast.USub, gast.UAdd)) and \
-            _integral(node.operand, integers)
-    return isinstance(node, gast.Call) and dotted_parts(node.func) == ["len"] and \
-        len(node.args) == 1 and not node.keywords
-
-
-def _integers(uses):
-    """Names that only ever hold Python ints: each of their stores is a `for` over a `range`
-    or an assignment of an int expression (the largest such set: by induction over the run,
-    a name read before any store raises instead). Empty if the function rebinds `range`."""
-    if not uses.never_stored("range"):
-        return set()
-    integers = set(uses.stores) - set(uses.stored) - uses.multiple
-    changed = True
-    while changed:
-        changed = False
-        for name in list(integers):
-            if not all(_integral(v, integers) for v in uses.assigned.get(name, ())):
-                integers.discard(name)
-                changed = True
-    return integers
-
-
-# ---- how wide astor prints a statement (about: to keep folded lines unwrapped) ----------------
-
-_PRECEDENCE = {gast.Or: 1, gast.And: 2, gast.Not: 3, gast.BitOr: 5, gast.BitXor: 6,
-               gast.BitAnd: 7, gast.LShift: 8, gast.RShift: 8, gast.Add: 9, gast.Sub: 9,
-               gast.Mult: 10, gast.Div: 10, gast.FloorDiv: 10, gast.Mod: 10, gast.MatMult: 10,
-               gast.USub: 11, gast.UAdd: 11, gast.Invert: 11, gast.Pow: 12}
-_SYMBOLS = {gast.FloorDiv: 2, gast.Pow: 2, gast.LShift: 2, gast.RShift: 2, gast.Not: 4,
-            gast.Eq: 2, gast.NotEq: 2, gast.LtE: 2, gast.GtE: 2, gast.Is: 2, gast.IsNot: 6,
-            gast.In: 2, gast.NotIn: 6, gast.And: 3, gast.Or: 2}
-_ATOM = 13
-
-
-def _statement_width(statement):
-    if isinstance(statement, gast.Assign):
-        return sum(_width(t, 0, True) + 3 for t in statement.targets) + \
-            _width(statement.value, 0, True)
-    if isinstance(statement, gast.AugAssign):
-        return _width(statement.target) + _SYMBOLS.get(type(statement.op), 1) + 3 + \
-            _width(statement.value, 0, True)
-    if isinstance(statement, gast.Return):
-        return 6 + (1 + _width(statement.value, 0, True) if statement.value else 0)
-    return _width(statement.value, 0, True)
-
-
-def _width(node, context=0, bare=False):
-    """About how many characters astor prints for the expression `node` where the precedence
-    `context` is needed (`bare`: a tuple without parentheses)."""
-    if isinstance(node, gast.Name):
-        return len(node.id)
-    if isinstance(node, gast.Constant):
-        return len(repr(node.value))
-    if isinstance(node, gast.Attribute):
-        return _width(node.value, _ATOM) + 1 + len(node.attr)
-    if isinstance(node, gast.Subscript):
-        return _width(node.value, _ATOM) + 2 + _width(node.slice, 0, True)
-    if isinstance(node, gast.Slice):
-        parts = [p for p in (node.lower, node.upper, node.step) if p is not None]
-        return sum(_width(p) for p in parts) + (2 if node.step is not None else 1)
-    if isinstance(node, gast.Call):
-        arguments = [_width(a) for a in node.args] + \
-            [(len(k.arg) + 1 if k.arg else 2) + _width(k.value) for k in node.keywords]
-        return _width(node.func, _ATOM) + 2 + sum(arguments) + 2 * max(len(arguments) - 1, 0)
-    if isinstance(node, (gast.Tuple, gast.List)):
-        inner = sum(_width(e) for e in node.elts) + 2 * max(len(node.elts) - 1, 0)
-        return inner + (0 if bare and isinstance(node, gast.Tuple) and node.elts else 2)
-    if isinstance(node, gast.Starred):
-        return 1 + _width(node.value, _ATOM)
-    if isinstance(node, gast.BinOp):
-        own = _PRECEDENCE.get(type(node.op), 9)
-        left, right = (own + 1, own - 1) if isinstance(node.op, gast.Pow) else (own, own + 1)
-        width = _width(node.left, left) + _SYMBOLS.get(type(node.op), 1) + 2 + \
-            _width(node.right, right)
-    elif isinstance(node, gast.UnaryOp):
-        own = _PRECEDENCE.get(type(node.op), 11)
-        width = _SYMBOLS.get(type(node.op), 1) + _width(node.operand, own)
-    elif isinstance(node, gast.Compare):
-        own = 4
-        width = _width(node.left, own + 1) + sum(
-            _SYMBOLS.get(type(op), 1) + 2 + _width(c, own + 1)
-            for op, c in zip(node.ops, node.comparators))
-    elif isinstance(node, gast.BoolOp):
-        own = _PRECEDENCE[type(node.op)]
-        width = sum(_width(v, own + 1) for v in node.values) + \
-            (_SYMBOLS[type(node.op)] + 2) * (len(node.values) - 1)
-    elif isinstance(node, gast.IfExp):
-        own = 0
-        width = _width(node.body, 1) + _width(node.test, 1) + _width(node.orelse) + 10
-    else:
-        return 40  # (what is not folded into: comprehensions, lambdas, ...) a guess
-    return width + (2 if own < context else 0)
