@@ -377,37 +377,53 @@ class _Folder:
 def _local_reads(function, uses):
     """{id(definition): (its one read, the statement of its list holding it)} for temporaries
     assigned more than once (a value the backward sweep recomputes: `_t42 = h / 6.0` in both
-    sweeps) where every read is covered:
-    each assignment, a statement of some list, is read exactly once by the statements after it
-    in that list before the name is assigned again, and those reads are all the name's reads
-    (none reaches a read elsewhere, such as the next iteration of a loop)."""
+    sweeps) where every read is covered: each assignment, a statement of some list, is read
+    exactly once by the statements after it in that list before the name is assigned again,
+    and those reads are all the name's reads (none reaches a read elsewhere, such as the next
+    iteration of a loop). One pass over each statement list."""
     found, counted, definitions = {}, {}, {}
     for statements in _statement_lists(function):
-        for index, statement in enumerate(statements):
-            if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
-                    isinstance(statement.targets[0], gast.Name) and
-                    TEMPORARY.match(statement.targets[0].id)):
-                continue
-            name = statement.targets[0].id
-            definitions[name] = definitions.get(name, 0) + 1
-            reads = []
-            for later in statements[index + 1:]:
-                stored = any(isinstance(n, gast.Name) and n.id == name and
-                             isinstance(n.ctx, gast.Store) for n in gast.walk(later))
-                if stored and not isinstance(later, gast.Assign):
-                    break  # assigned again in a nested block: what it reads there is
-                    # counted for the assignments in there, and reads after it for none
-                reads += [(n, later) for n in gast.walk(later) if isinstance(n, gast.Name) and
-                          n.id == name and isinstance(n.ctx, gast.Load)]
-                if stored:
-                    break
+        open_reads = {}  # name -> (its assignment in this list, the reads seen since)
+
+        def close(name):
+            definition, reads = open_reads.pop(name)
             counted[name] = counted.get(name, 0) + len(reads)
             if len(reads) == 1:
-                found[id(statement)] = (name, reads[0])
+                found[id(definition)] = (name, reads[0])
+
+        for statement in statements:
+            loads, stores = _temporaries_in(statement)
+            simple = isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], gast.Name)
+            for name, nodes_read in loads.items():
+                if name in open_reads and (simple or name not in stores):
+                    open_reads[name][1].extend((n, statement) for n in nodes_read)
+            for name in stores:
+                if name in open_reads:
+                    close(name)  # assigned again (here, or inside a nested block)
+            if simple and statement.targets[0].id in stores:
+                name = statement.targets[0].id
+                definitions[name] = definitions.get(name, 0) + 1
+                open_reads[name] = (statement, [])
+        for name in list(open_reads):
+            close(name)
     covered = {name for name, count in counted.items()
                if count == uses.loads.get(name, 0) and
-               definitions[name] == uses.stores.get(name, 0) and name not in uses.multiple}
+               definitions.get(name) == uses.stores.get(name, 0) and
+               name not in uses.multiple}
     return {key: read for key, (name, read) in found.items() if name in covered}
+
+
+def _temporaries_in(statement):
+    """({temporary: its Name nodes read}, {temporaries stored}) anywhere in `statement`."""
+    loads, stores = {}, set()
+    for node in gast.walk(statement):
+        if isinstance(node, gast.Name) and TEMPORARY.match(node.id):
+            if isinstance(node.ctx, gast.Load):
+                loads.setdefault(node.id, []).append(node)
+            else:
+                stores.add(node.id)
+    return loads, stores
 
 
 def _statement_lists(node):
