@@ -127,3 +127,14 @@ def midpoint(a, b, u0, w0, steps):
         u = u + 0.1 * k2
         loss = loss + u * u + w
     return loss
+
+
+def crossed(a, b, steps):
+    """Two numbers computed from each other in a loop, then products of them."""
+    v, w = a, b
+    total = 0.0
+    for t in range(steps):
+        v = w * 0.5 + a
+        w = v * 0.9 - b * v
+        total = total + v * w
+    return total

@@ -151,3 +151,9 @@ def test_products_of_kept_numbers_are_computed_again_not_kept(jit):
                    if "numpy.empty(" in line})
     # the states a person keeps (u, w and the stage value u2), no temporary of them
     assert kept == ["_stack_u", "_stack_u2", "_stack_w"], kept
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_numbers_computed_from_each_other_in_a_loop(jit):
+    grad = s2sad.grad(ex.crossed, wrt=(0, 1), jit=jit)
+    check_gradient(ex.crossed, (0.7, 0.3, 6), (0, 1), jit_fn=grad)

@@ -34,6 +34,7 @@ class Saves(Tape):
         self.reads = {key: set(names) for key, names in reads.items()}  # grows: recomputing
         # a value at a block makes that block read what it is computed from
         self.planned = set()     # names kept after their uses, planned already
+        self.checking = set()    # names `_put_back_for` is deciding (their chains may loop)
         self.wanted = set().union(final_reads, *reads.values())
         self.written = activity.written_arrays(body)
         # no array changes in place anywhere (nothing written into, no callee writing into an
@@ -254,10 +255,16 @@ class Saves(Tape):
         runs: some block reading the same value at or after the reader, in its statement list,
         puts it back (the last of a chain, `_last_of_chains`), and it is kept, not itself
         recomputed."""
+        if name in self.checking:
+            return False  # values computed from each other in a loop: keep them
         region = self.region_of[id(definition)]
         uses = self._readers(self.body, name, region)
-        if not uses or self._recomputation(name, region, uses) is not None:
-            return False
+        self.checking.add(name)
+        try:
+            if not uses or self._recomputation(name, region, uses) is not None:
+                return False
+        finally:
+            self.checking.discard(name)
         keeps = self._last_of_chains(uses, name)
         for reader in readers:
             block, start = self.position[id(reader)]
