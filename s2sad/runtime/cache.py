@@ -108,11 +108,11 @@ def store(stem, text):
     path = os.path.join(cache_dir(), name)
     if not _has_content(path, text):
         try:
-            _write(path, text)
+            write_atomically(path, text)
         except OSError as exc:
             path = os.path.join(_fall_back(os.path.dirname(path), exc), name)
             if not _has_content(path, text):
-                _write(path, text)
+                write_atomically(path, text)
     _stored[path] = text
     return path
 
@@ -126,7 +126,7 @@ def text_of(path):
             return handle.read()
     if not _has_content(path, text):
         try:
-            _write(path, text)
+            write_atomically(path, text)
         except OSError:
             pass  # the text is right here; only Numba's disk cache needs the file
     return text
@@ -146,11 +146,11 @@ def is_known(path):
 _stored = {}   # path -> text of every file this process stored
 
 
-def _write(path, text):
+def write_atomically(path, text, suffix=".py"):
     """Atomically: a temporary file in the same directory, then os.replace."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)  # deleted while we ran (s2sad cache --clear)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".py")
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=suffix)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)

@@ -27,7 +27,6 @@ import linecache
 import numbers
 import os
 import re
-import tempfile
 import time
 import types
 
@@ -102,7 +101,7 @@ class _Description:
         keywords = tuple((k, self.value(v, ())) for k, v in sorted((func.__kwdefaults__ or
                                                                      {}).items()))
         self.parts.append((identity, _file_digest(code.co_filename), defaults, keywords))
-        names = _code_names(code)
+        names = resolve.code_names(code)
         cells = dict(zip(code.co_freevars, func.__closure__ or ()))
         for name in names:
             if name in cells:
@@ -157,15 +156,6 @@ class _Description:
                 label = f"{holder.__module__}.{holder.__qualname__}" \
                     if isinstance(holder, type) else holder.__name__
                 self.parts.append((label, name, self.value(member, names)))
-
-
-def _code_names(code):
-    """Global, attribute and free names of the code and of the code nested in it."""
-    names = list(code.co_names) + list(code.co_freevars)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names += [n for n in _code_names(const) if n not in names]
-    return names
 
 
 _code_digests = {}  # id(code) -> (code, digest)
@@ -293,7 +283,8 @@ def record(key, generated, scalar=False):
                 "clogs": [_plain(d) for d in generated.clogs],
                 "unused": [_plain(d) for d in generated.unused],
                 "outputs": generated.outputs, "scalar": bool(scalar), "files": files}
-        _write(_entry_path(directory, key), json.dumps(data, indent=1))
+        cache.write_atomically(_entry_path(directory, key), json.dumps(data, indent=1),
+                               suffix=".json")
     except (OSError, _Unkeyable):
         pass
 
@@ -323,22 +314,6 @@ def _linked_files(directory, name):
 
 def _entry_path(directory, key):
     return os.path.join(directory, DIRECTORY, f"{key}.json")
-
-
-def _write(path, text):
-    """Atomically: a temporary file in the same directory, then os.replace."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-",
-                                         suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def _plain(finding):

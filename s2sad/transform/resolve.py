@@ -354,7 +354,7 @@ def _collect_state(func, state, seen):
     seen.add(id(func))
     code = func.__code__
     state.append((func, "__code__", code))
-    names = _code_names(code)
+    names = code_names(code)
     cells = dict(zip(code.co_freevars, func.__closure__ or ()))
     modules = []
     for name in names:
@@ -380,11 +380,11 @@ def _collect_state(func, state, seen):
                 _collect_state(value, state, seen)
 
 
-def _code_names(code):
+def code_names(code):
     names = list(code.co_names) + list(code.co_freevars)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names += [n for n in _code_names(const) if n not in names]
+            names += [n for n in code_names(const) if n not in names]
     return names
 
 
@@ -421,7 +421,7 @@ class Watch:
             if name == "__code__":
                 self._checks.append((func, "__code__", value))
                 cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
-                for missing in _code_names(func.__code__):
+                for missing in code_names(func.__code__):
                     if missing in cells:
                         if _contents(cells[missing]) is _MISSING:  # not assigned yet
                             self._checks.append((cells[missing], None, _MISSING))
