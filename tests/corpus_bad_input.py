@@ -275,7 +275,7 @@ WEIGHTS = np.zeros(3)
 def f(x):
     WEIGHTS[0] = x
     return x * 2.0
-""", fragments=("the global 'WEIGHTS' (ndarray) cannot be used", "pass it to the function"),
+""", fragments=("writes into the module constant 'WEIGHTS'", "write into a copy"),
          at=(4, 5)),
     Case("global_string_and_dict", """
 MODE = "fast"

@@ -8,11 +8,12 @@ import pytest
 
 import s2sad
 import corpus_control
+import corpus_language
 import corpus_straight
 from gradcheck import check_gradient
 
-CASES = corpus_straight.CASES + corpus_control.CASES
-NOT_NUMBA = corpus_straight.NOT_NUMBA | corpus_control.NOT_NUMBA
+CASES = corpus_straight.CASES + corpus_control.CASES + corpus_language.CASES
+NOT_NUMBA = corpus_straight.NOT_NUMBA | corpus_control.NOT_NUMBA | corpus_language.NOT_NUMBA
 SEEDS = {f.__name__: 2 for f, _, _ in corpus_straight.CASES}  # control cases: 4 seeds reach
                                                               # every branch (corpus_control)
 

@@ -27,7 +27,7 @@ from s2sad.errors import (
     call_site,
 )
 from s2sad.runtime.jit import Runner, type_key
-from s2sad.transform import fence, parse, pipeline, resolve
+from s2sad.transform import constants, fence, parse, pipeline, resolve
 
 DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
 
@@ -64,6 +64,7 @@ class Transformed:
         self._watch = None        # a quick test that none of that was rebound since
         self._by_key = {}         # jit.type_key(arguments) -> their Runner: the call path
         self._checked_uses = False
+        self._inputs = None       # the module constants it reads (constants.py), or None
 
     def build(self, kinds):
         """The Generated file for these kinds (subclasses: which pipeline entry)."""
@@ -93,12 +94,24 @@ class Transformed:
                f"{', '.join(self.wrt_names)}>"
 
     def bind(self, args, kwargs):
-        """The function's arguments in order, defaults applied, `wrt` ones as floats."""
-        return bind_arguments(self.func, self.signature, self.positions, args, kwargs)
+        """The function's arguments in order, defaults applied, `wrt` ones as floats, then the
+        current values of the module constants it reads."""
+        values = bind_arguments(self.func, self.signature, self.positions, args, kwargs)
+        return values + self.constant_values()
+
+    def constants(self):
+        """(name, reader) of each module constant the function reads: generated code takes
+        them after the function's own parameters (transform/constants.py)."""
+        if self._inputs is None:
+            self._inputs = constants.inputs(self.user_function())
+        return self._inputs
+
+    def constant_values(self):
+        return [read() for _, read in self.constants()]
 
     def parameter_names(self):
         """The generated function's parameters before its seed (tangents or d_result)."""
-        return list(self.signature.parameters)
+        return list(self.signature.parameters) + [name for name, _ in self.constants()]
 
     def runner(self, values):
         """The Runner for these argument values' kinds (transforming on first use)."""
@@ -152,6 +165,7 @@ class Transformed:
             self._runners.clear()
             self.rebuild()
         self._by_key.clear()
+        self._inputs = None
         self._globals = state
         self._watch = resolve.Watch(state)
 

@@ -26,7 +26,7 @@ import numpy
 
 from s2sad.errors import OutputError
 from s2sad.runtime import cache, jit
-from s2sad.transform import pipeline
+from s2sad.transform import constants, pipeline
 
 from .calls import (
     Transformed,
@@ -124,8 +124,10 @@ class HvpFunction(Transformed):
         return values
 
     def arguments(self, args, kwargs):
-        """f's arguments in order, defaults applied, `wrt` ones as floats."""
-        return bind_arguments(self.user_func, self.user_signature, self.positions, args, kwargs)
+        """f's arguments in order, defaults applied, `wrt` ones as floats, then the module
+        constants f reads."""
+        return bind_arguments(self.user_func, self.user_signature, self.positions, args,
+                              kwargs) + self.constant_values()
 
     def parameter_names(self):
         return super().parameter_names() + [f"_v{k}" for k in range(len(self.positions))]
@@ -183,7 +185,8 @@ def _directional(func, positions, unit):
     parameters appended to f's (`unit=False`), or along 1.0 for each parameter at
     `positions` (`unit=True`)."""
     generated = pipeline.tangent(func, positions)
-    params = list(inspect.signature(func).parameters)
+    params = list(inspect.signature(func).parameters) + \
+        [name for name, _ in constants.inputs(func)]
     suffix = "_".join(params[i] for i in positions)
     name = f"{func.__name__}__{'d' if unit else 'dir'}_{suffix}"
     tangents = ["1.0"] * len(positions) if unit else [f"_v{k}" for k in range(len(positions))]

@@ -26,6 +26,7 @@ from . import (
     activity,
     checkpoint,
     clogs,
+    constants,
     emit,
     exits,
     fence,
@@ -197,6 +198,9 @@ def _prepare(func):
         problems.sort(key=lambda d: (d.where.line, d.where.col))
         raise UnsupportedError(problems)
     callees = inline.inline(source, resolution.callees)
+    inputs = [name for name, _ in constants.inputs(func)]
+    constants.attach(source, inputs, {f: [n for n, _ in constants.inputs(f)]
+                                      for f in callees.values()})
     return source, callees, resolution.externals
 
 

@@ -12,8 +12,8 @@ marked for recursive transformation:
         return exp(helper(y))              return math.exp(helper(y))      # helper: a callee
 
 Every Call gets `node.s2sad_ref`, the function object it calls; user callees are listed in
-`Resolution.callees`. Globals s2sad cannot put in generated code (arrays, objects) are reported,
-all at once, with the fix.
+`Resolution.callees`. Module-level arrays stay names: they become inputs (constants.py). Globals
+s2sad cannot put in generated code (objects) are reported, all at once, with the fix.
 """
 import builtins
 import dataclasses
@@ -30,7 +30,7 @@ from s2sad.errors import Diagnostic
 from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
-from . import nodes
+from . import constants, nodes
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}
@@ -119,7 +119,8 @@ class _Resolver(gast.NodeTransformer):
         node.args = [self.visit(arg) for arg in node.args]
         node.keywords = [self.visit(keyword) for keyword in node.keywords]
         chain = nodes.dotted_parts(node.func)
-        if isinstance(node.func, gast.Attribute) and (chain is None or chain[0] in self.locals):
+        if isinstance(node.func, gast.Attribute) and (chain is None or chain[0] in self.locals
+                                                      or self._on_array(chain)):
             return self._method_call(node)
         if chain is None or chain[0] in self.locals:
             if chain:
@@ -191,7 +192,7 @@ class _Resolver(gast.NodeTransformer):
         if not isinstance(node.ctx, gast.Load):
             return node  # `obj.a = v`: the fence reports it
         chain = nodes.dotted_parts(node)
-        if chain is not None and chain[0] not in self.locals:
+        if chain is not None and chain[0] not in self.locals and not self._on_array(chain):
             return self._constant(node, chain)
         receiver = self.visit(node.value)
         if node.attr in SHAPE_ATTRIBUTES:
@@ -222,6 +223,8 @@ class _Resolver(gast.NodeTransformer):
             return gast.Constant(found, None)
         if isinstance(found, type) and canonical_name(found) is not None:
             return nodes.dotted(canonical_name(found), node)  # a dtype: numpy.float64, float
+        if constants.is_constant_array(found):
+            return gast.copy_location(nodes.name("_".join(chain)), node)  # an input (constants.py)
         if isinstance(found, numbers.Real):
             if len(chain) > 1:
                 root = self._lookup(node, chain[:1])
@@ -235,6 +238,15 @@ class _Resolver(gast.NodeTransformer):
                     why="generated code can only inline numbers and call functions",
                     fix="pass it to the function as an argument")
         return node
+
+    def _on_array(self, chain):
+        """Whether `chain` is an attribute of a module constant (`W0.T`, `tables.W0.sum`)."""
+        value = self.namespace.get(chain[0], _MISSING)
+        for attribute in chain[1:]:
+            if constants.is_constant_array(value):
+                return True
+            value = getattr(value, attribute, _MISSING)
+        return False
 
     def _lookup(self, node, chain):
         if chain[0] not in self.namespace:
@@ -336,11 +348,21 @@ def global_state(func):
 
 
 def same_state(a, b):
-    """Numbers compare by value, everything else by identity."""
+    """Numbers compare by value, module constants (arrays) by kind: generated code takes
+    them as inputs; everything else by identity."""
     return len(a) == len(b) and all(
-        fa is fb and na == nb and (va is vb or (_is_plain_number(va) and _is_plain_number(vb)
-                                                and type(va) is type(vb) and repr(va) == repr(vb)))
+        fa is fb and na == nb and (va is vb or _same_number(va, vb) or _same_kind(va, vb))
         for (fa, na, va), (fb, nb, vb) in zip(a, b))
+
+
+def _same_number(a, b):
+    return _is_plain_number(a) and _is_plain_number(b) and type(a) is type(b) and \
+        repr(a) == repr(b)
+
+
+def _same_kind(a, b):
+    return constants.is_constant_array(a) and constants.is_constant_array(b) and \
+        a.ndim == b.ndim and a.dtype == b.dtype
 
 
 def functions_of(state):
@@ -375,7 +397,8 @@ def _collect_state(func, state, seen):
     for module_name, module in modules:  # `config.SCALE`, `helpers.f`
         for name in names:
             value = module.__dict__.get(name, _MISSING)
-            if _is_plain_number(value) or is_user_function(value):
+            if _is_plain_number(value) or is_user_function(value) or \
+                    constants.is_constant_array(value):
                 state.append((func, f"{module_name}.{name}", value))
                 _collect_state(value, state, seen)
 
