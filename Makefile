@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: bench bench-loops bench-checkpoint chase coverage verify fuzz
+.PHONY: bench bench-loops bench-checkpoint chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -31,6 +31,11 @@ bench-loops: $(STAMP)
 # The long fuzzing profile (>= 10,000 random programs, JIT on and off, against finite differences).
 fuzz: $(STAMP)
 	$(PY) tests/fuzz_long.py $(ARGS)
+
+# Google Tangent's test corpus against s2sad, first and second order, JIT on and off: reads
+# tests/functions.py from a checkout (TANGENT=/path/to/tangent), prints pass/fail per function.
+tangent: $(STAMP)
+	$(PY) tests/tangent_corpus.py --tangent $(TANGENT) $(ARGS)
 
 bench-checkpoint: $(STAMP)
 	$(PY) benchmarks/checkpoint_benchmark.py $(ARGS)

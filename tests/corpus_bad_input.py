@@ -115,12 +115,6 @@ def f(x):
             y = 2.0 * x
     return y
 """, fragments=("not supported yet: `match` statements",), at=(3, 5)),
-    Case("lambda_assigned_and_called", """
-def f(x):
-    double = lambda v: v * 2.0
-    return double(x)
-""", fragments=("not supported yet: lambda expressions",
-                "cannot call the local variable 'double'"), at=(3, 14), count=2),
     Case("lambda_passed_to_map", """
 def f(x):
     return np.sum(np.array(list(map(lambda v: v * v, x))))
@@ -153,23 +147,20 @@ def f(x):
     first, *rest = x
     return first
 """, call="s2sad.grad(f, jit=False)(np.ones(3))",
-         fragments=("starred assignment (`a, *rest = ...`)", "x[0], x[1:]"), at=(3, 12)),
-    Case("generator_expression", """
-def f(x):
-    return sum(v * 2.0 for v in x)
-""", call="s2sad.grad(f, jit=False)(np.ones(3))",
-         fragments=("not supported yet: generator expressions",), at=(3, 15)),
+         fragments=("starred assignment needs a tuple or list known", "x[0], x[1:]"),
+         at=(3, 5)),
     Case("list_comprehension", """
 def f(x):
     return np.sum(np.array([v * 2.0 for v in x]))
 """, call="s2sad.grad(f, jit=False)(np.ones(3))",
-         fragments=("not supported yet: list comprehensions",), at=(3, 28)),
+         fragments=("grows in a loop whose trip count is known only when the function runs",
+                    "preallocate an array"), at=(3, 28)),
     Case("dict_comprehension_and_display", """
 def f(x):
     table = {"a": x}
     squares = {k: v * v for k, v in table.items()}
     return squares["a"]
-""", fragments=("dict displays", "dict comprehensions"), at=(3, 13), count=2),
+""", fragments=("dict comprehensions",), at=(4, 15)),
     Case("set_display", """
 def f(x):
     seen = {x}
@@ -205,13 +196,6 @@ def f(x):
     np.sin(x)
     return x * 2.0
 """, fragments=("expression statements (e.g. bare calls) are not supported",), at=(3, 5)),
-    Case("nested_function_called", """
-def f(x):
-    def half(v):
-        return v * 0.5
-    return half(x)
-""", fragments=("nested function definitions", "cannot call the local variable 'half'"),
-         at=(3, 5), count=2),
     Case("annotated_assignment", """
 def f(x: float) -> float:
     y: float = x * 2.0
@@ -237,15 +221,6 @@ def f(x):
         return
     return x
 """, fragments=("`return` without a value",), at=(4, 9)),
-    Case("for_over_enumerate", """
-def f(x):
-    s = 0.0
-    for i, v in enumerate(x):
-        s = s + v * i
-    return s
-""", call="s2sad.grad(f, jit=False)(np.ones(3))",
-         fragments=("a `for` loop must assign one name", "`for` over enumerate(...)"),
-         at=(4, 9), count=2),
     Case("chained_index_assignment", """
 def f(x):
     a = np.zeros((2, 2))
@@ -266,8 +241,8 @@ def f(x):
     w = x << 2
     return (lambda v: v)(y)
 """, call="s2sad.grad(f, jit=False)(np.ones(2))",
-         fragments=("5 problems found:", "`with`", "list comprehensions", "`<<`",
-                    "only calls of named functions", "lambda expressions"), at=(3, 5), count=5),
+         fragments=("4 problems found:", "`with`", "`<<`", "only calls of named functions",
+                    "lambda expressions"), at=(3, 5), count=4),
 
     # ---- names and values s2sad cannot use ------------------------------------------------
     Case("global_array_mutated", """
@@ -422,7 +397,7 @@ def f(x):
     Case("list_output", """
 def f(x):
     return [x, x]
-""", fragments=("list displays",), at=(3, 12)),
+""", fragments=("a list display is supported only",), at=(3, 12)),
     Case("hessian_of_array_output", """
 def f(x):
     return x * x

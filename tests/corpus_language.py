@@ -56,3 +56,154 @@ CASES = [
     (module_in_loop, lambda rng: (rng.uniform(0.1, 0.5), rng.normal(size=4)), (0, 1)),
 ]
 NOT_NUMBA = set()
+
+
+# ---- comprehensions, enumerate/zip/reversed -------------------------------------------------
+
+def listcomp_sum(x):
+    return sum([xi * xi for xi in x])
+
+
+def genexp_neighbours(x):
+    return sum(x[i] * x[i + 1] for i in range(len(x) - 1))
+
+
+def genexp_filtered_nested(x, y):
+    return sum(a * b for a in x for b in y if b > 0.0) + np.sum([np.sin(v) for v in x])
+
+
+def genexp_max(x):
+    return max(v * v for v in x) + min(np.cos(v) for v in x)
+
+
+def enumerate_zip(a, b):
+    s = 0.0
+    for i, (u, v) in enumerate(zip(a, b)):
+        s = s + i * u * v
+    return s
+
+
+def over_reversed(x):
+    s = 0.0
+    for v in reversed(x):
+        s = s * 0.5 + np.sin(v)
+    return s
+
+
+# ---- nested functions, closures, lambdas -----------------------------------------------------
+
+def nested_helper(x):
+    def h(y):
+        z = y * y
+        return z + x
+    return np.sum(h(x) * h(2.0 * x))
+
+
+def closure_lambda(x, w):
+    scaled = lambda v: v * w  # noqa: E731
+    return np.sum(np.tanh(scaled(x)) + scaled(1.0))
+
+
+def nested_in_loop(a, n):
+    def step(v, k):
+        return v * np.cos(k * v)
+    for k in range(n):
+        a = step(a, 0.3)
+    return a
+
+
+# ---- tuples, lists, dicts as values ----------------------------------------------------------
+
+def tuple_display(x, y):
+    t = (x * y, x + y)
+    return np.sum(t[0] * t[1])
+
+
+def list_appended(x):
+    hs = []
+    h = x
+    for _ in range(3):
+        h = np.sin(h) + 0.1 * h
+        hs.append(h)
+    return np.sum(np.stack(hs)[-1]) + np.sum(hs[0] * hs[-2])
+
+
+def list_with_constants(a):
+    b = [1.0, a * a, 2.0]
+    return np.sum(b) * b[1]
+
+
+def dict_display(x, y):
+    d = {"w": x, "b": y}
+    d["out"] = d["w"] * d["b"]
+    return d["out"] + dict(k=x)["k"] ** 2
+
+
+def run_time_index(a, b, c, i):
+    t = a, b, c
+    return t[i] * t[-1]
+
+
+def starred_unpack(a, b, c):
+    first, *rest = [a, b * 2.0, c]
+    return first * rest[0] + sum(rest)
+
+
+def tuple_of_call(x):
+    return np.sum(pair(x)[0]) * pair(x)[1]
+
+
+def pair(x):
+    return x * 2.0, np.sum(x)
+
+
+def slogdet_subscript(m):
+    return np.linalg.slogdet(m)[1]
+
+
+def container_in_branch(x):
+    t = [x, 2.0 * x]
+    if x > 0.0:
+        t[0] = x * x
+    else:
+        t[1] = -x
+    return t[0] + t[1]
+
+
+def early_return_elif(x):
+    if x > 0:
+        y = x * x
+    elif x > -1:
+        y = -x
+    else:
+        return 3.0 * x
+    return y + 1.0
+
+
+def _spd(rng):
+    a = rng.normal(size=(3, 3))
+    return (a @ a.T + 3.0 * np.eye(3),)
+
+
+CASES += [
+    (listcomp_sum, _vec4, 0),
+    (genexp_neighbours, _vec4, 0),
+    (genexp_filtered_nested, lambda rng: (rng.normal(size=3), rng.normal(size=4)), (0, 1)),
+    (genexp_max, _vec4, 0),
+    (enumerate_zip, lambda rng: (rng.normal(size=4), rng.normal(size=5)), (0, 1)),
+    (over_reversed, _vec4, 0),
+    (nested_helper, _vec4, 0),
+    (closure_lambda, lambda rng: (rng.normal(size=4), rng.normal()), (0, 1)),
+    (nested_in_loop, lambda rng: (rng.uniform(0.5, 1.5), 4), 0),
+    (tuple_display, lambda rng: (rng.normal(size=4), rng.normal(size=4)), (0, 1)),
+    (list_appended, _vec4, 0),
+    (list_with_constants, lambda rng: (rng.normal(),), 0),
+    (dict_display, lambda rng: (rng.normal(), rng.normal()), (0, 1)),
+    (run_time_index, lambda rng: (rng.normal(), rng.normal(), rng.normal(),
+                                  int(rng.integers(-3, 3))), (0, 1, 2)),
+    (starred_unpack, lambda rng: (rng.normal(), rng.normal(), rng.normal()), (0, 1, 2)),
+    (tuple_of_call, _vec4, 0),
+    (slogdet_subscript, _spd, 0),
+    (container_in_branch, lambda rng: (rng.choice([-1.0, 1.0]) * rng.uniform(0.2, 2.0),), 0),
+    (early_return_elif, lambda rng: (rng.choice([1.3, -0.5, -3.0]) + 0.1 * rng.normal(),), 0),
+]

@@ -123,6 +123,11 @@ class _Fence:
         value = node.value
         if isinstance(value, (gast.Yield, gast.YieldFrom, gast.Await)):
             return self._unsupported(value)
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "append" and isinstance(value.func.value, gast.Name):
+            for argument in value.args:  # a list grown: containers.py
+                self._expression(argument)
+            return
         if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["print"]:
             return self.report(node, "print(...) is not supported in a differentiated function",
                                why="the gradient runs generated code, not your function's "
@@ -225,11 +230,8 @@ class _Fence:
             for element in node.elts:
                 self._target(element)
             return
-        if isinstance(node, gast.Starred):
-            self.report(node, "starred assignment (`a, *rest = ...`) is not supported",
-                        why="s2sad unpacks a known number of values",
-                        fix="index instead: a, rest = x[0], x[1:]")
-            return
+        if isinstance(node, gast.Starred):  # of a container known now (containers.py)
+            return self._target(node.value)
         if isinstance(node, gast.Subscript):
             if not isinstance(node.value, gast.Name):
                 self.report(node, "assignment into an indexed value (`a[i][j] = v`) is not "
@@ -247,9 +249,10 @@ class _Fence:
             return
         if isinstance(node, gast.List) and all(_is_number(e) for e in node.elts):
             return  # a constant list, e.g. numpy.array([0, 2, 1])
-        if isinstance(node, gast.List) and getattr(node, "s2sad_argument", False):
-            for element in node.elts:  # a sequence argument: numpy.stack([a, b])
-                self._expression(element)
+        if isinstance(node, (gast.List, gast.Dict)):
+            for element in gast.iter_child_nodes(node):  # containers.py follows them
+                if element is not None:
+                    self._expression(element)
             return
         if not isinstance(node, ALLOWED_EXPRESSIONS):
             return self._unsupported(node)  # once: not again for what it contains
@@ -323,7 +326,8 @@ def integer_uses(source, names):
             what = f"{parts[-1]}(...)"
             positions = INTEGER_POSITIONS.get(parts[-1], ())
             arguments = [a for k, a in enumerate(node.args) if k in positions]
-            arguments += [k.value for k in node.keywords if k.arg in INTEGER_KEYWORDS]
+            if parts != ["dict"]:  # dict(k=x): a key, not a count
+                arguments += [k.value for k in node.keywords if k.arg in INTEGER_KEYWORDS]
             found += [(name, node, f"a count, shape or axis of {what}")
                       for argument in arguments for name in _plain_names(argument, names)]
         elif isinstance(node, gast.Subscript):

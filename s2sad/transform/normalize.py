@@ -279,8 +279,10 @@ class _Normalizer:
             return self._choice(node)
         if isinstance(node, gast.List):
             raise UnsupportedError([Diagnostic(
-                self.source.loc(node), "a list display is supported only as a sequence to loop "
-                "over (`for a in [x, y]`, or a name assigned once and only looped over)",
+                self.source.loc(node), "a list display is supported only where its elements "
+                "can be spelt one by one (assigned to a name, looped over, indexed, reduced)",
+                why="s2sad keeps each element of a list in a variable of its own; a list "
+                    "returned or passed on would be a container at run time",
                 fix="use a tuple, or numpy.stack([...]) to build an array")])
         operation = self.operation(node)  # inner temporaries first: numbers follow execution
         temp = self.namer.numbered("_t")

@@ -27,6 +27,8 @@ from . import (
     checkpoint,
     clogs,
     constants,
+    containers,
+    desugar,
     emit,
     exits,
     fence,
@@ -191,6 +193,7 @@ def _guarded(key, build):
 def _prepare(func):
     """Parse, then collect every fence and name problem before giving up."""
     source = parse.parse_function(func)
+    desugar.desugar(source)
     problems = fence.find_problems(source)
     resolution = resolve.resolve(source)
     problems += resolution.diagnostics
@@ -201,6 +204,7 @@ def _prepare(func):
     inputs = [name for name, _ in constants.inputs(func)]
     constants.attach(source, inputs, {f: [n for n, _ in constants.inputs(f)]
                                       for f in callees.values()})
+    containers.scalarize(source)
     return source, callees, resolution.externals
 
 

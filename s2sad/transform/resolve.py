@@ -171,6 +171,8 @@ class _Resolver(gast.NodeTransformer):
     def _method_call(self, node):
         """`x.sum(axis=0)` -> `numpy.sum(x, axis=0)`: the method's NumPy function and its rule."""
         receiver, name = self.visit(node.func.value), node.func.attr
+        if name == "append" and isinstance(receiver, gast.Name):
+            return node  # a list grown in the function (containers.py)
         method = METHODS.get(name)
         if method is None or method.attribute:
             self.report(node.func, f"the array method `.{name}(...)` is not supported",
@@ -189,8 +191,8 @@ class _Resolver(gast.NodeTransformer):
         return gast.copy_location(call, node)
 
     def visit_Attribute(self, node):
-        if not isinstance(node.ctx, gast.Load):
-            return node  # `obj.a = v`: the fence reports it
+        if not isinstance(node.ctx, gast.Load) or getattr(node, "s2sad_canonical", False):
+            return node  # `obj.a = v`: the fence reports it; `numpy.inf` made by desugar.py
         chain = nodes.dotted_parts(node)
         if chain is not None and chain[0] not in self.locals and not self._on_array(chain):
             return self._constant(node, chain)

@@ -1,0 +1,687 @@
+"""Stage 3d: tuples, lists and dicts whose shape is known when the function is transformed
+become one plain variable per element (scalar replacement of aggregates).
+
+Runs after resolve, before exits. A container is followed statement by statement; every use is
+spelt with its elements, so generated code has no container to keep or differentiate:
+
+    t = (x * y, x + y)                  t_0 = x * y
+    b = [1.0, a, 3.0]                   t_1 = x + y
+    b.append(t[0])            -->       b_0 = 1.0 ... b_3 = t_0
+    z = t[0] * t[1] + sum(b)            z = t_0 * t_1 + (b_0 + b_1 + b_2 + b_3)
+    s, c = np.linalg.slogdet(m)[1], len(b)    _r0, _r1 = numpy.linalg.slogdet(m); s = _r1; c = 4
+
+Elements are read by constant (or negative) subscripts, by a loop variable of an unrolled loop,
+or by a run-time index (`t[i]`: a conditional over the elements). `for v in t`, and a `for`
+over a range known now whose body indexes or grows a container, are unrolled. `len`, unpacking,
+`sum`/`max`/`min`, NumPy's sequence functions (`numpy.stack(t)`, `numpy.sum(t)`...) and `return
+t` are spelt with the elements. What would need a container at run time (a list grown in a loop
+whose trip count is known only then, a container passed to a function of yours) is a located
+error with a fix.
+"""
+import builtins
+
+import gast
+import numpy
+
+from s2sad.errors import Diagnostic, UnsupportedError
+
+from . import nodes, parse
+
+MAX_UNROLLED = 256
+# NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
+SEQUENCE_FUNCTIONS = {"numpy.stack", "numpy.array", "numpy.asarray", "numpy.concatenate",
+                      "numpy.vstack", "numpy.hstack", "numpy.column_stack", "numpy.row_stack",
+                      "numpy.dstack"}
+# How many values NumPy functions returning a tuple return.
+TUPLE_RESULTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linalg.eig": 2,
+                 "numpy.linalg.qr": 2, "numpy.linalg.svd": 3, "numpy.linalg.lstsq": 4,
+                 "numpy.frexp": 2, "numpy.modf": 2, "numpy.divmod": 2, "divmod": 2}
+
+
+class Container:
+    """A tuple, list or dict known now: its elements in order (each an atom or a Container)."""
+
+    def __init__(self, kind, keys, items):
+        self.kind, self.keys, self.items = kind, list(keys), list(items)
+
+    def item(self, key):
+        return self.items[self.keys.index(key)] if key in self.keys else None
+
+
+def scalarize(source):
+    """Rewrite `source.tree` in place."""
+    _Scalarize(source).run()
+
+
+class _Scalarize:
+    def __init__(self, source):
+        self.source = source
+        self.taken = {n.id for n in gast.walk(source.tree) if isinstance(n, gast.Name)}
+        self.held = {}     # name -> Container it holds now
+        self.known = {}    # name -> int it holds now (an unrolled loop's variable)
+        self.problems = []
+        self.loops = 0     # depth of loops that are not unrolled
+
+    def run(self):
+        tree = self.source.tree
+        if not any(_interesting(n) for n in gast.walk(tree)):
+            return  # no container: the tree stays as it is
+        tree.body = self.block(tree.body)
+        if self.problems:
+            raise UnsupportedError(self.problems)
+
+    def report(self, node, message, why="", fix=""):
+        self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
+
+    def fresh(self, base):
+        k = 0
+        while f"{base}_{k}" in self.taken:
+            k += 1
+        self.taken.add(f"{base}_{k}")
+        return f"{base}_{k}"
+
+    # ---- statements -----------------------------------------------------------------------
+
+    def block(self, statements):
+        out = []
+        for statement in statements:
+            out += self.statement(statement)
+        return out
+
+    def statement(self, node):
+        self.out = []
+        if isinstance(node, gast.Assign):
+            self.assign(node)
+        elif isinstance(node, gast.Expr) and _is_append(node):
+            self.append(node)
+        elif isinstance(node, gast.For):
+            self.loop(node)
+        elif isinstance(node, gast.If):
+            self.branches(node)
+        elif isinstance(node, gast.While):
+            node.test = self.expression(node.test, node)
+            self.opaque_loop(node)
+        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            self.forget(node.target.id)
+            node.value = self.expression(node.value, node)
+            self.out.append(node)
+        else:
+            for field in ("value", "test"):
+                value = getattr(node, field, None)
+                if isinstance(value, gast.expr):
+                    setattr(node, field, self.expression(value, node, whole=True))
+            for field in ("body", "orelse"):  # `with s2sad.grad_of(...)`
+                inner = getattr(node, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    setattr(node, field, self.block(inner))
+            self.out.append(node)
+        return self.out
+
+    def emit(self, statement, like):
+        statement = gast.copy_location(statement, like)
+        statement.s2sad_origin = getattr(like, "s2sad_origin", like)
+        self.out.append(statement)
+
+    def leaf(self, base, value, like):
+        """`value` as an element: a constant as it is, anything else held in a new name."""
+        if isinstance(value, Container):
+            return value
+        if isinstance(value, gast.Constant) or (isinstance(value, gast.UnaryOp) and
+                                                isinstance(value.operand, gast.Constant)):
+            return value
+        name = self.fresh(base)
+        self.emit(nodes.assign(name, value), like)
+        return nodes.name(name)
+
+    def assign(self, node):
+        value = node.value
+        targets = node.targets
+        plain = all(isinstance(t, (gast.Tuple, gast.List)) and
+                    all(isinstance(e, gast.Name) for e in t.elts) for t in targets) and \
+            (isinstance(value, gast.Call) or isinstance(value, gast.Tuple) and
+             not any(_makes(e) for e in value.elts))
+        made = None if plain else self.container(value, node)
+        if made is None:
+            node.value = self.expression(value, node, whole=True)
+            for target in targets:
+                for name in nodes.names(target) if not isinstance(target, gast.Subscript) \
+                        else ():
+                    self.forget(name)
+        keep = made is None
+        starred = [n for t in targets for n in gast.walk(t) if isinstance(n, gast.Starred)]
+        if starred and made is None:
+            self.report(node, "starred assignment needs a tuple or list known when the "
+                        "function is transformed", why="s2sad unpacks a known number of values",
+                        fix="index instead: a, rest = x[0], x[1:]")
+            return
+        for target in targets:
+            if isinstance(target, gast.Name):
+                if made is not None:
+                    self.forget(target.id)
+                    self.held[target.id] = self.named(made, target.id, node)
+            elif isinstance(target, (gast.Tuple, gast.List)) and made is not None:
+                if getattr(made, "fresh", False):
+                    made = self.named(made, "_item", node)
+                self.unpack(target, made, node)
+            elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
+                    and target.value.id in self.held:
+                self.write(target, made if made is not None else node.value, node)
+                keep = False
+            elif isinstance(target, gast.Subscript):
+                target.slice = self.expression(target.slice, node)
+                if made is not None:
+                    self.report(node, "a container is assigned to an array element",
+                                why="an array element holds one number",
+                                fix="assign its elements one by one")
+        if keep:
+            self.out.append(node)
+
+    def named(self, made, base, like):
+        """A container whose elements are held in names `base_k` (new ones for new values)."""
+        if isinstance(made, Container) and getattr(made, "fresh", False):
+            made.items = [self.leaf(f"{base}_{k}" if made.kind != "dict" else
+                                    f"{base}_{_identifier(key)}", item, like)
+                          if not isinstance(item, Container) else self.named(item, base, like)
+                          for k, (key, item) in enumerate(zip(made.keys, made.items))]
+            made.fresh = False
+        return made
+
+    def unpack(self, target, made, like):
+        items = made.items
+        starred = [k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred)]
+        if len(starred) > 1 or (not starred and len(items) != len(target.elts)) or \
+                (starred and len(items) < len(target.elts) - 1):
+            self.report(target, f"cannot unpack {len(items)} values into "
+                        f"{len(target.elts)} names", why="the number of values is known now",
+                        fix="unpack into as many names")
+            return
+        if starred:
+            k = starred[0]
+            rest = len(items) - (len(target.elts) - 1)
+            parts = items[:k] + [Container("list", range(rest), items[k:k + rest])] + \
+                items[k + rest:]
+            target = gast.Tuple(target.elts[:k] + [target.elts[k].value] +
+                                target.elts[k + 1:], gast.Load())
+        else:
+            parts = items
+        parts = [self.named(p, "_item", like) if getattr(p, "fresh", False) else p
+                 for p in parts]
+        for part_target, item in zip(target.elts, parts):
+            if isinstance(part_target, gast.Name):
+                self.forget(part_target.id)
+                if isinstance(item, Container):
+                    self.held[part_target.id] = item
+                else:
+                    self.emit(gast.Assign([part_target], nodes.clone(item), None), like)
+            elif isinstance(part_target, (gast.Tuple, gast.List)) and \
+                    isinstance(item, Container):
+                self.unpack(part_target, item, like)
+            else:
+                self.report(part_target, "cannot unpack this value here",
+                            fix="unpack into names")
+
+    def write(self, target, value, like):
+        """`t[k] = v` for a container held in a name."""
+        made = self.held[target.value.id]
+        key = self.key(target.slice, like)
+        if key is None or made.kind == "tuple":
+            self.report(target, "cannot write this element",
+                        why="a tuple cannot change, and an element written must be chosen by a "
+                            "constant or an unrolled loop's variable",
+                        fix="build a new container instead")
+            return
+        if made.kind == "list":
+            key = key + len(made.items) if isinstance(key, int) and key < 0 else key
+        item = value if isinstance(value, Container) else \
+            self.leaf(f"{target.value.id}_{_identifier(key)}",
+                      self.expression(value, like, whole=True), like)
+        if key in made.keys:
+            made.items[made.keys.index(key)] = item
+        elif made.kind == "dict":
+            made.keys.append(key)
+            made.items.append(item)
+        else:
+            self.report(target, f"index {key} is out of range", fix="check the index")
+
+    def append(self, node):
+        call = node.value
+        name = call.func.value.id
+        made = self.held.get(name)
+        if made is None or made.kind != "list" or len(call.args) != 1 or call.keywords:
+            self.report(node, f"`{name}.append(...)` on a value s2sad does not hold as a list",
+                        why="s2sad follows lists built in the function from a display `[...]`",
+                        fix=f"start it as `{name} = []` in the function")
+            return
+        if self.loops:
+            self.report(node, f"the list '{name}' grows in a loop whose trip count is known only "
+                        "when the function runs",
+                        why="s2sad keeps each element of a list in its own variable, so it must "
+                            "know how many there are",
+                        fix="loop over range(<number>) or a container, or preallocate an array "
+                            "(ys = numpy.zeros((n, ...)); ys[i] = ...)")
+            return
+        value = self.container(call.args[0], node)
+        if value is None:
+            value = self.leaf(f"{name}_{len(made.items)}",
+                              self.expression(call.args[0], node, whole=True), node)
+        elif getattr(value, "fresh", False):
+            value = self.named(value, f"{name}_{len(made.items)}", node)
+        made.keys.append(len(made.items))
+        made.items.append(value)
+
+    def forget(self, name):
+        self.held.pop(name, None)
+        self.known.pop(name, None)
+
+    # ---- control flow ---------------------------------------------------------------------
+
+    def loop(self, node):
+        node.iter = self.expression(node.iter, node)
+        iterable = node.iter
+        held = self.held.get(iterable.id) if isinstance(iterable, gast.Name) else None
+        if held is not None:
+            values = list(held.items) if held.kind != "dict" else \
+                [gast.Constant(k, None) for k in held.keys]
+            return self.unrolled(node, values)
+        trips = self.static_range(iterable)
+        if trips is not None and self.touches(node):
+            return self.unrolled(node, [gast.Constant(k, None) for k in trips])
+        self.opaque_loop(node)
+
+    def touches(self, node):
+        """Whether a loop body reads or grows a container, or makes one."""
+        return any(isinstance(n, gast.Name) and n.id in self.held or
+                   isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in gast.walk(s))
+
+    def unrolled(self, node, values):
+        if any(isinstance(n, (gast.Break, gast.Continue)) for s in node.body
+               for n in gast.walk(s)) or node.orelse:
+            self.report(node, "a loop over a container with `break`, `continue` or `else`",
+                        why="s2sad unrolls it: one copy of the body per element",
+                        fix="use an `if` around the rest of the body instead")
+            return
+        if len(values) > MAX_UNROLLED:
+            self.report(node, f"a loop of {len(values)} trips over a container",
+                        why=f"s2sad unrolls loops over containers, up to {MAX_UNROLLED} trips",
+                        fix="use an array instead of a list")
+            return
+        outer = self.out
+        for value in values:
+            self.out = outer
+            self.bind_target(node.target, value, node)
+            body = nodes.clone(node.body)
+            for statement in body:
+                outer += self.statement(statement)
+        self.out = outer
+
+    def bind_target(self, target, value, like):
+        if isinstance(value, Container):
+            if isinstance(target, gast.Name):
+                self.forget(target.id)
+                self.held[target.id] = value
+            else:
+                self.unpack(target, value, like)
+            return
+        if isinstance(target, gast.Name):
+            self.forget(target.id)
+            if isinstance(value, gast.Constant) and isinstance(value.value, int):
+                self.known[target.id] = value.value
+        self.emit(gast.Assign([nodes.clone(target)], nodes.clone(value), None), like)
+
+    def opaque_loop(self, node):
+        """A loop kept as a loop: containers may be read in it, not changed."""
+        outer = self.out
+        for name in nodes.names(getattr(node, "target", gast.Tuple([], gast.Load()))) | {
+                n.id for s in node.body for n in gast.walk(s)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}:
+            self.known.pop(name, None)
+        before = {name: (made, list(made.keys), list(made.items))
+                  for name, made in self.held.items()}
+        self.loops += 1
+        node.body = self.block(node.body)
+        node.orelse = self.block(node.orelse)
+        self.loops -= 1
+        changed = [name for name, (made, keys, items) in before.items()
+                   if self.held.get(name) is not made or made.keys != keys or
+                   any(a is not b for a, b in zip(made.items, items))]
+        if changed:
+            self.report(node, f"'{changed[0]}' (a container) changes in a loop s2sad does not "
+                        "unroll", why="each element is a variable of its own, chosen now",
+                        fix="loop over range(<number>) so that the loop can be unrolled, or "
+                            "use an array")
+        self.out = outer + [node]
+
+    def branches(self, node):
+        node.test = self.expression(node.test, node)
+        start = self.snapshot()
+        outer = self.out
+        node.body = self.block(node.body)
+        after_body = self.snapshot()
+        self.restore(start)
+        node.orelse = self.block(node.orelse)
+        after_else = self.snapshot()
+        self.merge(node, after_body, after_else)
+        self.out = outer + [node]
+
+    def snapshot(self):
+        return ({n: _copy(c) for n, c in self.held.items()}, dict(self.known))
+
+    def restore(self, state):
+        self.held = {n: _copy(c) for n, c in state[0].items()}
+        self.known = dict(state[1])
+
+    def merge(self, node, first, second):
+        """After an `if`: a container both branches hold in the same shape, its differing
+        elements assigned to one new name in each branch."""
+        self.held, self.known = {}, {k: v for k, v in first[1].items()
+                                     if second[1].get(k) == v}
+        for name, one in first[0].items():
+            other = second[0].get(name)
+            if other is None:
+                continue
+            merged = self.merged(node, name, one, other)
+            if merged is not None:
+                self.held[name] = merged
+
+    def merged(self, node, name, one, other):
+        if one.kind != other.kind or one.keys != other.keys:
+            self.report(node, f"'{name}' holds containers of different shapes after this `if`",
+                        why="each element is a variable of its own, chosen now",
+                        fix="give it the same elements in both branches")
+            return None
+        items = []
+        for key, a, b in zip(one.keys, one.items, other.items):
+            if isinstance(a, Container) and isinstance(b, Container):
+                items.append(self.merged(node, name, a, b))
+            elif _same(a, b):
+                items.append(a)
+            elif isinstance(a, Container) or isinstance(b, Container):
+                self.report(node, f"'{name}' holds different kinds of elements after this `if`")
+                items.append(a)
+            else:
+                joined = self.fresh(f"{name}_{_identifier(key)}")
+                node.body.append(gast.copy_location(nodes.assign(joined, nodes.clone(a)), node))
+                node.orelse.append(gast.copy_location(nodes.assign(joined, nodes.clone(b)),
+                                                      node))
+                items.append(nodes.name(joined))
+        return Container(one.kind, one.keys, items)
+
+    def static_range(self, iterable):
+        """The values of `range(...)` with arguments known now, else None."""
+        if not (isinstance(iterable, gast.Call) and nodes.dotted_parts(iterable.func) ==
+                ["range"] and not iterable.keywords and 1 <= len(iterable.args) <= 3):
+            return None
+        args = [self.integer(a) for a in iterable.args]
+        return list(range(*args)) if None not in args else None
+
+    def integer(self, node):
+        """The int an expression of constants and unrolled loop variables has, else None."""
+        if isinstance(node, gast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, gast.Name):
+            return self.known.get(node.id)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            value = self.integer(node.operand)
+            return -value if value is not None else None
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub,
+                                                                 gast.Mult, gast.FloorDiv)):
+            a, b = self.integer(node.left), self.integer(node.right)
+            if a is None or b is None or (isinstance(node.op, gast.FloorDiv) and b == 0):
+                return None
+            return {gast.Add: a + b, gast.Sub: a - b, gast.Mult: a * b}.get(
+                type(node.op), a // b if b else None)
+        if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["len"] and \
+                len(node.args) == 1 and isinstance(node.args[0], gast.Name) and \
+                node.args[0].id in self.held:
+            return len(self.held[node.args[0].id].items)
+        return None
+
+    def key(self, node, like):
+        """A constant subscript (int or str) known now, else None."""
+        if isinstance(node, gast.Constant) and isinstance(node.value, str):
+            return node.value
+        return self.integer(node)
+
+    # ---- expressions ----------------------------------------------------------------------
+
+    def container(self, value, like):
+        """The Container `value` makes or names (a display, dict(...), a held name, a call
+        known to return a tuple), else None."""
+        if isinstance(value, gast.Name):
+            return self.held.get(value.id)
+        if isinstance(value, (gast.Tuple, gast.List)) and not isinstance(value.ctx, gast.Store):
+            items = [self.container(e, like) or self.expression(e, like) for e in value.elts]
+            return _new("tuple" if isinstance(value, gast.Tuple) else "list",
+                        range(len(items)), items)
+        if isinstance(value, gast.Dict):
+            keys = [self.key(k, like) if k is not None else None for k in value.keys]
+            if any(not isinstance(k, str) for k in keys):
+                self.report(value, "dict keys must be strings written in the code",
+                            fix="use string keys: {'w': w}")
+                return None
+            items = [self.container(v, like) or self.expression(v, like) for v in value.values]
+            return _new("dict", keys, items)
+        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["dict"] and \
+                not value.args and all(k.arg for k in value.keywords):
+            items = [self.container(k.value, like) or self.expression(k.value, like)
+                     for k in value.keywords]
+            return _new("dict", [k.arg for k in value.keywords], items)
+        if isinstance(value, gast.Subscript) and self.container(value.value, like) is not None:
+            found = self.element(value, like)
+            return found if isinstance(found, Container) else None
+        if isinstance(value, gast.Call):
+            count = self.tuple_count(value)
+            if count:
+                value = self.expression(value, like, whole=True)
+                names = [self.fresh("_r") for _ in range(count)]
+                self.emit(gast.Assign([gast.Tuple([nodes.name(n, store=True) for n in names],
+                                                  gast.Store())], value, None), like)
+                return Container("tuple", range(count), [nodes.name(n) for n in names])
+        return None
+
+    def tuple_count(self, call):
+        """How many values a call returns when it returns a tuple of a length known now."""
+        chain = nodes.dotted_parts(call.func)
+        if chain is not None and ".".join(chain) in TUPLE_RESULTS:
+            return TUPLE_RESULTS[".".join(chain)]
+        func = getattr(call, "s2sad_ref", None)
+        if not getattr(call, "s2sad_user", False) or func is None:
+            return None
+        try:
+            tree = parse.parse_function(func).tree
+        except Exception:  # noqa: BLE001 -- its own transformation reports it
+            return None
+        counts = {len(n.value.elts) if isinstance(n.value, gast.Tuple) else None
+                  for n in gast.walk(tree) if isinstance(n, gast.Return)}
+        return counts.pop() if len(counts) == 1 and None not in counts else None
+
+    def element(self, node, like):
+        """The element `node` (a subscript of a container) reads: an atom or a Container."""
+        made = self.container(node.value, like)
+        if isinstance(node.slice, gast.Slice):
+            bounds = [self.integer(b) if b is not None else None
+                      for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+            given = [b for b in (node.slice.lower, node.slice.upper, node.slice.step)
+                     if b is not None]
+            if len([b for b in bounds if b is not None]) != len(given) or made.kind == "dict":
+                self.report(node, "a slice of a container must have bounds known now",
+                            fix="use constant bounds")
+                return nodes.constant(0.0)
+            items = made.items[slice(*bounds)]
+            return Container(made.kind, range(len(items)), items)
+        key = self.key(node.slice, like)
+        if key is not None:
+            if isinstance(key, int) and made.kind != "dict":
+                if not -len(made.items) <= key < len(made.items):
+                    self.report(node, f"index {key} is out of range for {len(made.items)} "
+                                "elements", fix="check the index")
+                    return nodes.constant(0.0)
+                return made.items[key]
+            found = made.item(key)
+            if found is None:
+                self.report(node, f"the key {key!r} is not in the dict "
+                            f"(it has {', '.join(map(repr, made.keys))})", fix="check the key")
+                return nodes.constant(0.0)
+            return found
+        if made.kind == "dict" or any(isinstance(i, Container) for i in made.items):
+            self.report(node, "a container is indexed by a value known only when the function "
+                        "runs", fix="index it with a constant or an unrolled loop's variable")
+            return nodes.constant(0.0)
+        index = self.expression(node.slice, like)
+        count = len(made.items)
+        chosen = nodes.clone(made.items[-1])
+        for k in range(count - 2, -1, -1):  # the last element when no test holds
+            test = gast.BoolOp(gast.Or(), [
+                gast.Compare(nodes.clone(index), [gast.Eq()], [gast.Constant(k, None)]),
+                gast.Compare(nodes.clone(index), [gast.Eq()], [
+                    gast.UnaryOp(gast.USub(), gast.Constant(count - k, None))])])
+            chosen = gast.IfExp(test, nodes.clone(made.items[k]), chosen)
+        return gast.copy_location(chosen, node)
+
+    def expression(self, node, like, whole=False):
+        """`node` with every read of a container spelt with its elements."""
+        return _Reads(self, like, whole).visit(node)
+
+    def as_value(self, made, node):
+        """A container where a value is needed: only where a tuple display can stand."""
+        self.report(node, f"a {made.kind} is used as a value here",
+                    why="s2sad holds each element in a variable of its own; generated code has "
+                        "no container to pass",
+                    fix="pass its elements, or use numpy.stack(...) to make an array")
+        return node
+
+
+class _Reads(gast.NodeTransformer):
+    def __init__(self, owner, like, whole):
+        self.owner, self.like, self.whole = owner, like, whole
+
+    def visit_Subscript(self, node):
+        owner = self.owner
+        if owner.container(node.value, self.like) is not None:
+            found = owner.element(node, self.like)
+            if isinstance(found, Container):
+                return owner.as_value(found, node)
+            return nodes.clone(found)
+        if isinstance(node.value, gast.Call) and owner.tuple_count(node.value):
+            found = _pick(owner, owner.container(node.value, self.like), node, self.like)
+            return owner.as_value(found, node) if isinstance(found, Container) else \
+                nodes.clone(found)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        owner = self.owner
+        chain = nodes.dotted_parts(node.func)
+        dotted = ".".join(chain) if chain else None
+        if dotted == "len" and len(node.args) == 1:
+            made = owner.container(node.args[0], self.like)
+            if made is not None:
+                return gast.copy_location(gast.Constant(len(made.items), None), node)
+        if node.args and dotted in ("sum", "max", "min", "numpy.sum") and \
+                len(node.args) == 1 and not node.keywords:
+            made = owner.container(node.args[0], self.like)
+            if made is not None:
+                return gast.copy_location(self.reduced(dotted, made, node), node)
+        if node.args and dotted in SEQUENCE_FUNCTIONS:
+            made = owner.container(node.args[0], self.like)
+            if made is not None and not any(isinstance(i, Container) for i in made.items):
+                node.args[0] = gast.Tuple([nodes.clone(i) for i in made.items], gast.Load())
+                node.args[1:] = [self.visit(a) for a in node.args[1:]]
+                node.keywords = [self.visit(k) for k in node.keywords]
+                return node
+        return self.generic_visit(node)
+
+    def reduced(self, dotted, made, node):
+        items = [nodes.clone(i) for i in made.items]
+        if any(isinstance(i, Container) for i in made.items) or not items:
+            return self.owner.as_value(made, node)
+        if dotted in ("max", "min"):
+            return _call(dotted, items) if len(items) > 1 else items[0]
+        if dotted == "numpy.sum":
+            items = [i if isinstance(i, gast.Constant) else _call("numpy.sum", [i])
+                     for i in items]
+        total = items[0]
+        for item in items[1:]:
+            total = gast.BinOp(total, gast.Add(), item)
+        return total
+
+    def visit_Name(self, node):
+        made = self.owner.held.get(node.id)
+        if made is not None and isinstance(node.ctx, gast.Load):
+            if self.whole and made.kind in ("tuple", "list") and \
+                    not any(isinstance(i, Container) for i in made.items):
+                return gast.copy_location(
+                    gast.Tuple([nodes.clone(i) for i in made.items], gast.Load()), node)
+            return self.owner.as_value(made, node)
+        return node
+
+    def generic_visit(self, node):
+        whole, self.whole = self.whole, False  # only the top of a statement's value may be a
+        try:                                   # tuple display (`return t`, `a = t`)
+            return super().generic_visit(node)
+        finally:
+            self.whole = whole
+
+
+def _call(dotted, args):
+    """A call of a builtin or NumPy function, bound to it as resolve.py binds calls."""
+    call = gast.Call(nodes.dotted(dotted), args, [])
+    module, _, name = dotted.rpartition(".")
+    call.s2sad_ref = getattr(numpy if module else builtins, name)
+    return call
+
+
+def _pick(owner, made, node, like):
+    holder = owner.fresh("_tuple")
+    owner.held[holder] = made
+    return owner.element(gast.Subscript(nodes.name(holder), node.slice, gast.Load()), like)
+
+
+def _new(kind, keys, items):
+    made = Container(kind, keys, items)
+    made.fresh = True  # its elements are not held in names yet
+    return made
+
+
+def _copy(made):
+    out = Container(made.kind, made.keys, [_copy(i) if isinstance(i, Container) else i
+                                           for i in made.items])
+    out.fresh = getattr(made, "fresh", False)
+    return out
+
+
+def _same(a, b):
+    if isinstance(a, gast.Name) and isinstance(b, gast.Name):
+        return a.id == b.id
+    return a is b or (isinstance(a, gast.Constant) and isinstance(b, gast.Constant) and
+                      a.value == b.value)
+
+
+def _makes(node):
+    return isinstance(node, (gast.List, gast.Dict, gast.Tuple)) or \
+        isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]
+
+
+def _identifier(key):
+    return str(key) if isinstance(key, int) and key >= 0 else \
+        "".join(c if c.isalnum() else "_" for c in str(key))
+
+
+def _is_append(node):
+    call = node.value
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr == "append" and isinstance(call.func.value, gast.Name)
+
+
+def _interesting(node):
+    """A node that makes or unpacks a container."""
+    if isinstance(node, (gast.List, gast.Dict, gast.Starred)):
+        return True
+    if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]:
+        return True
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Call):
+        return True
+    if isinstance(node, gast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+        return (isinstance(target, gast.Name) and isinstance(value, gast.Tuple)) or \
+            (isinstance(target, gast.Tuple) and isinstance(value, gast.Name))
+    return isinstance(node, gast.Expr) and _is_append(node)
