@@ -19,16 +19,11 @@ one transforms again.
 import types
 
 import gast
-import numpy
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from . import nodes, parse
-
-
-def is_constant_array(value):
-    """A global s2sad passes in as an input: a numeric NumPy array."""
-    return isinstance(value, numpy.ndarray) and value.dtype.kind in "biuf"
+from .resolve import code_names, is_constant_array, is_user_function
 
 
 def inputs(func):
@@ -43,7 +38,6 @@ def _collect(func, found, seen):
     if id(func) in seen or not isinstance(func, types.FunctionType):
         return
     seen.add(id(func))
-    from .resolve import code_names, is_user_function
     code = func.__code__
     cells = dict(zip(code.co_freevars, func.__closure__ or ()))
     modules = []

@@ -18,35 +18,14 @@ t` are spelt with the elements. What would need a container at run time (a list 
 whose trip count is known only then, a container passed to a function of yours) is a located
 error with a fix.
 """
-import builtins
-
 import gast
-import numpy
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
+from . import container_values as values
 from . import nodes, parse
 
 MAX_UNROLLED = 256
-# NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
-SEQUENCE_FUNCTIONS = {"numpy.stack", "numpy.array", "numpy.asarray", "numpy.concatenate",
-                      "numpy.vstack", "numpy.hstack", "numpy.column_stack", "numpy.row_stack",
-                      "numpy.dstack"}
-# How many values NumPy functions returning a tuple return.
-TUPLE_RESULTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linalg.eig": 2,
-                 "numpy.linalg.qr": 2, "numpy.linalg.svd": 3, "numpy.linalg.lstsq": 4,
-                 "numpy.frexp": 2, "numpy.modf": 2, "numpy.divmod": 2, "divmod": 2}
-
-
-class Container:
-    """A tuple, list or dict known now: its elements in order (each an atom or a Container)."""
-
-    def __init__(self, kind, keys, items):
-        self.kind, self.keys, self.items = kind, list(keys), list(items)
-
-    def item(self, key):
-        return self.items[self.keys.index(key)] if key in self.keys else None
-
 
 def scalarize(source):
     """Rewrite `source.tree` in place."""
@@ -64,7 +43,7 @@ class _Scalarize:
 
     def run(self):
         tree = self.source.tree
-        if not any(_interesting(n) for n in gast.walk(tree)):
+        if not any(values.interesting(n) for n in gast.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
         if self.problems:
@@ -92,7 +71,7 @@ class _Scalarize:
         self.out = []
         if isinstance(node, gast.Assign):
             self.assign(node)
-        elif isinstance(node, gast.Expr) and _is_append(node):
+        elif isinstance(node, gast.Expr) and values.is_append(node):
             self.append(node)
         elif isinstance(node, gast.For):
             self.loop(node)
@@ -124,7 +103,7 @@ class _Scalarize:
 
     def leaf(self, base, value, like):
         """`value` as an element: a constant as it is, anything else held in a new name."""
-        if isinstance(value, Container):
+        if isinstance(value, values.Container):
             return value
         if isinstance(value, gast.Constant) or (isinstance(value, gast.UnaryOp) and
                                                 isinstance(value.operand, gast.Constant)):
@@ -139,7 +118,7 @@ class _Scalarize:
         plain = all(isinstance(t, (gast.Tuple, gast.List)) and
                     all(isinstance(e, gast.Name) for e in t.elts) for t in targets) and \
             (isinstance(value, gast.Call) or isinstance(value, gast.Tuple) and
-             not any(_makes(e) for e in value.elts))
+             not any(values.makes(e) for e in value.elts))
         made = None if plain else self.container(value, node)
         if made is None:
             node.value = self.expression(value, node, whole=True)
@@ -178,10 +157,11 @@ class _Scalarize:
 
     def named(self, made, base, like):
         """A container whose elements are held in names `base_k` (new ones for new values)."""
-        if isinstance(made, Container) and getattr(made, "fresh", False):
+        if isinstance(made, values.Container) and getattr(made, "fresh", False):
             made.items = [self.leaf(f"{base}_{k}" if made.kind != "dict" else
-                                    f"{base}_{_identifier(key)}", item, like)
-                          if not isinstance(item, Container) else self.named(item, base, like)
+                                    f"{base}_{values.identifier(key)}", item, like)
+                          if not isinstance(item, values.Container) else
+                          self.named(item, base, like)
                           for k, (key, item) in enumerate(zip(made.keys, made.items))]
             made.fresh = False
         return made
@@ -198,7 +178,7 @@ class _Scalarize:
         if starred:
             k = starred[0]
             rest = len(items) - (len(target.elts) - 1)
-            parts = items[:k] + [Container("list", range(rest), items[k:k + rest])] + \
+            parts = items[:k] + [values.Container("list", range(rest), items[k:k + rest])] + \
                 items[k + rest:]
             target = gast.Tuple(target.elts[:k] + [target.elts[k].value] +
                                 target.elts[k + 1:], gast.Load())
@@ -209,12 +189,12 @@ class _Scalarize:
         for part_target, item in zip(target.elts, parts):
             if isinstance(part_target, gast.Name):
                 self.forget(part_target.id)
-                if isinstance(item, Container):
+                if isinstance(item, values.Container):
                     self.held[part_target.id] = item
                 else:
                     self.emit(gast.Assign([part_target], nodes.clone(item), None), like)
             elif isinstance(part_target, (gast.Tuple, gast.List)) and \
-                    isinstance(item, Container):
+                    isinstance(item, values.Container):
                 self.unpack(part_target, item, like)
             else:
                 self.report(part_target, "cannot unpack this value here",
@@ -232,8 +212,8 @@ class _Scalarize:
             return
         if made.kind == "list":
             key = key + len(made.items) if isinstance(key, int) and key < 0 else key
-        item = value if isinstance(value, Container) else \
-            self.leaf(f"{target.value.id}_{_identifier(key)}",
+        item = value if isinstance(value, values.Container) else \
+            self.leaf(f"{target.value.id}_{values.identifier(key)}",
                       self.expression(value, like, whole=True), like)
         if key in made.keys:
             made.items[made.keys.index(key)] = item
@@ -315,7 +295,7 @@ class _Scalarize:
         self.out = outer
 
     def bind_target(self, target, value, like):
-        if isinstance(value, Container):
+        if isinstance(value, values.Container):
             if isinstance(target, gast.Name):
                 self.forget(target.id)
                 self.held[target.id] = value
@@ -364,10 +344,10 @@ class _Scalarize:
         self.out = outer + [node]
 
     def snapshot(self):
-        return ({n: _copy(c) for n, c in self.held.items()}, dict(self.known))
+        return ({n: values.copy(c) for n, c in self.held.items()}, dict(self.known))
 
     def restore(self, state):
-        self.held = {n: _copy(c) for n, c in state[0].items()}
+        self.held = {n: values.copy(c) for n, c in state[0].items()}
         self.known = dict(state[1])
 
     def merge(self, node, first, second):
@@ -391,20 +371,20 @@ class _Scalarize:
             return None
         items = []
         for key, a, b in zip(one.keys, one.items, other.items):
-            if isinstance(a, Container) and isinstance(b, Container):
+            if isinstance(a, values.Container) and isinstance(b, values.Container):
                 items.append(self.merged(node, name, a, b))
-            elif _same(a, b):
+            elif values.same(a, b):
                 items.append(a)
-            elif isinstance(a, Container) or isinstance(b, Container):
+            elif isinstance(a, values.Container) or isinstance(b, values.Container):
                 self.report(node, f"'{name}' holds different kinds of elements after this `if`")
                 items.append(a)
             else:
-                joined = self.fresh(f"{name}_{_identifier(key)}")
+                joined = self.fresh(f"{name}_{values.identifier(key)}")
                 node.body.append(gast.copy_location(nodes.assign(joined, nodes.clone(a)), node))
                 node.orelse.append(gast.copy_location(nodes.assign(joined, nodes.clone(b)),
                                                       node))
                 items.append(nodes.name(joined))
-        return Container(one.kind, one.keys, items)
+        return values.Container(one.kind, one.keys, items)
 
     def static_range(self, iterable):
         """The values of `range(...)` with arguments known now, else None."""
@@ -451,7 +431,7 @@ class _Scalarize:
             return self.held.get(value.id)
         if isinstance(value, (gast.Tuple, gast.List)) and not isinstance(value.ctx, gast.Store):
             items = [self.container(e, like) or self.expression(e, like) for e in value.elts]
-            return _new("tuple" if isinstance(value, gast.Tuple) else "list",
+            return values.new("tuple" if isinstance(value, gast.Tuple) else "list",
                         range(len(items)), items)
         if isinstance(value, gast.Dict):
             keys = [self.key(k, like) if k is not None else None for k in value.keys]
@@ -460,15 +440,15 @@ class _Scalarize:
                             fix="use string keys: {'w': w}")
                 return None
             items = [self.container(v, like) or self.expression(v, like) for v in value.values]
-            return _new("dict", keys, items)
+            return values.new("dict", keys, items)
         if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["dict"] and \
                 not value.args and all(k.arg for k in value.keywords):
             items = [self.container(k.value, like) or self.expression(k.value, like)
                      for k in value.keywords]
-            return _new("dict", [k.arg for k in value.keywords], items)
+            return values.new("dict", [k.arg for k in value.keywords], items)
         if isinstance(value, gast.Subscript) and self.container(value.value, like) is not None:
             found = self.element(value, like)
-            return found if isinstance(found, Container) else None
+            return found if isinstance(found, values.Container) else None
         if isinstance(value, gast.Call):
             count = self.tuple_count(value)
             if count:
@@ -476,14 +456,14 @@ class _Scalarize:
                 names = [self.fresh("_r") for _ in range(count)]
                 self.emit(gast.Assign([gast.Tuple([nodes.name(n, store=True) for n in names],
                                                   gast.Store())], value, None), like)
-                return Container("tuple", range(count), [nodes.name(n) for n in names])
+                return values.Container("tuple", range(count), [nodes.name(n) for n in names])
         return None
 
     def tuple_count(self, call):
         """How many values a call returns when it returns a tuple of a length known now."""
         chain = nodes.dotted_parts(call.func)
-        if chain is not None and ".".join(chain) in TUPLE_RESULTS:
-            return TUPLE_RESULTS[".".join(chain)]
+        if chain is not None and ".".join(chain) in values.TUPLE_RESULTS:
+            return values.TUPLE_RESULTS[".".join(chain)]
         func = getattr(call, "s2sad_ref", None)
         if not getattr(call, "s2sad_user", False) or func is None:
             return None
@@ -508,7 +488,7 @@ class _Scalarize:
                             fix="use constant bounds")
                 return nodes.constant(0.0)
             items = made.items[slice(*bounds)]
-            return Container(made.kind, range(len(items)), items)
+            return values.Container(made.kind, range(len(items)), items)
         key = self.key(node.slice, like)
         if key is not None:
             if isinstance(key, int) and made.kind != "dict":
@@ -523,7 +503,7 @@ class _Scalarize:
                             f"(it has {', '.join(map(repr, made.keys))})", fix="check the key")
                 return nodes.constant(0.0)
             return found
-        if made.kind == "dict" or any(isinstance(i, Container) for i in made.items):
+        if made.kind == "dict" or any(isinstance(i, values.Container) for i in made.items):
             self.report(node, "a container is indexed by a value known only when the function "
                         "runs", fix="index it with a constant or an unrolled loop's variable")
             return nodes.constant(0.0)
@@ -540,7 +520,7 @@ class _Scalarize:
 
     def expression(self, node, like, whole=False):
         """`node` with every read of a container spelt with its elements."""
-        return _Reads(self, like, whole).visit(node)
+        return values.Reads(self, like, whole).visit(node)
 
     def as_value(self, made, node):
         """A container where a value is needed: only where a tuple display can stand."""
@@ -551,137 +531,3 @@ class _Scalarize:
         return node
 
 
-class _Reads(gast.NodeTransformer):
-    def __init__(self, owner, like, whole):
-        self.owner, self.like, self.whole = owner, like, whole
-
-    def visit_Subscript(self, node):
-        owner = self.owner
-        if owner.container(node.value, self.like) is not None:
-            found = owner.element(node, self.like)
-            if isinstance(found, Container):
-                return owner.as_value(found, node)
-            return nodes.clone(found)
-        if isinstance(node.value, gast.Call) and owner.tuple_count(node.value):
-            found = _pick(owner, owner.container(node.value, self.like), node, self.like)
-            return owner.as_value(found, node) if isinstance(found, Container) else \
-                nodes.clone(found)
-        return self.generic_visit(node)
-
-    def visit_Call(self, node):
-        owner = self.owner
-        chain = nodes.dotted_parts(node.func)
-        dotted = ".".join(chain) if chain else None
-        if dotted == "len" and len(node.args) == 1:
-            made = owner.container(node.args[0], self.like)
-            if made is not None:
-                return gast.copy_location(gast.Constant(len(made.items), None), node)
-        if node.args and dotted in ("sum", "max", "min", "numpy.sum") and \
-                len(node.args) == 1 and not node.keywords:
-            made = owner.container(node.args[0], self.like)
-            if made is not None:
-                return gast.copy_location(self.reduced(dotted, made, node), node)
-        if node.args and dotted in SEQUENCE_FUNCTIONS:
-            made = owner.container(node.args[0], self.like)
-            if made is not None and not any(isinstance(i, Container) for i in made.items):
-                node.args[0] = gast.Tuple([nodes.clone(i) for i in made.items], gast.Load())
-                node.args[1:] = [self.visit(a) for a in node.args[1:]]
-                node.keywords = [self.visit(k) for k in node.keywords]
-                return node
-        return self.generic_visit(node)
-
-    def reduced(self, dotted, made, node):
-        items = [nodes.clone(i) for i in made.items]
-        if any(isinstance(i, Container) for i in made.items) or not items:
-            return self.owner.as_value(made, node)
-        if dotted in ("max", "min"):
-            return _call(dotted, items) if len(items) > 1 else items[0]
-        if dotted == "numpy.sum":
-            items = [i if isinstance(i, gast.Constant) else _call("numpy.sum", [i])
-                     for i in items]
-        total = items[0]
-        for item in items[1:]:
-            total = gast.BinOp(total, gast.Add(), item)
-        return total
-
-    def visit_Name(self, node):
-        made = self.owner.held.get(node.id)
-        if made is not None and isinstance(node.ctx, gast.Load):
-            if self.whole and made.kind in ("tuple", "list") and \
-                    not any(isinstance(i, Container) for i in made.items):
-                return gast.copy_location(
-                    gast.Tuple([nodes.clone(i) for i in made.items], gast.Load()), node)
-            return self.owner.as_value(made, node)
-        return node
-
-    def generic_visit(self, node):
-        whole, self.whole = self.whole, False  # only the top of a statement's value may be a
-        try:                                   # tuple display (`return t`, `a = t`)
-            return super().generic_visit(node)
-        finally:
-            self.whole = whole
-
-
-def _call(dotted, args):
-    """A call of a builtin or NumPy function, bound to it as resolve.py binds calls."""
-    call = gast.Call(nodes.dotted(dotted), args, [])
-    module, _, name = dotted.rpartition(".")
-    call.s2sad_ref = getattr(numpy if module else builtins, name)
-    return call
-
-
-def _pick(owner, made, node, like):
-    holder = owner.fresh("_tuple")
-    owner.held[holder] = made
-    return owner.element(gast.Subscript(nodes.name(holder), node.slice, gast.Load()), like)
-
-
-def _new(kind, keys, items):
-    made = Container(kind, keys, items)
-    made.fresh = True  # its elements are not held in names yet
-    return made
-
-
-def _copy(made):
-    out = Container(made.kind, made.keys, [_copy(i) if isinstance(i, Container) else i
-                                           for i in made.items])
-    out.fresh = getattr(made, "fresh", False)
-    return out
-
-
-def _same(a, b):
-    if isinstance(a, gast.Name) and isinstance(b, gast.Name):
-        return a.id == b.id
-    return a is b or (isinstance(a, gast.Constant) and isinstance(b, gast.Constant) and
-                      a.value == b.value)
-
-
-def _makes(node):
-    return isinstance(node, (gast.List, gast.Dict, gast.Tuple)) or \
-        isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]
-
-
-def _identifier(key):
-    return str(key) if isinstance(key, int) and key >= 0 else \
-        "".join(c if c.isalnum() else "_" for c in str(key))
-
-
-def _is_append(node):
-    call = node.value
-    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
-        call.func.attr == "append" and isinstance(call.func.value, gast.Name)
-
-
-def _interesting(node):
-    """A node that makes or unpacks a container."""
-    if isinstance(node, (gast.List, gast.Dict, gast.Starred)):
-        return True
-    if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]:
-        return True
-    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Call):
-        return True
-    if isinstance(node, gast.Assign) and len(node.targets) == 1:
-        target, value = node.targets[0], node.value
-        return (isinstance(target, gast.Name) and isinstance(value, gast.Tuple)) or \
-            (isinstance(target, gast.Tuple) and isinstance(value, gast.Name))
-    return isinstance(node, gast.Expr) and _is_append(node)

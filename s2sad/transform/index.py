@@ -36,7 +36,7 @@ from s2sad import templates
 from s2sad.errors import Diagnostic, Location
 from s2sad.runtime import cache
 
-from . import constants, resolve
+from . import resolve
 
 ENV_SWITCH = "S2SAD_INDEX"
 FORMAT = 1                           # of the entries; bump when their fields change
@@ -126,7 +126,7 @@ class _Description:
             return ("number", type(value).__module__, type(value).__qualname__, repr(value))
         if isinstance(value, str):
             return ("str", value)
-        if constants.is_constant_array(value):  # an input of generated code: its kind matters
+        if resolve.is_constant_array(value):  # an input of generated code: its kind matters
             return ("array", value.dtype.str, value.ndim)
         if isinstance(value, types.ModuleType):
             self.members(value, names, lambda name: vars(value).get(name, _ABSENT))

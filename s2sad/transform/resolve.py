@@ -30,7 +30,7 @@ from s2sad.errors import Diagnostic
 from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
-from . import constants, nodes
+from . import nodes
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}
@@ -225,7 +225,7 @@ class _Resolver(gast.NodeTransformer):
             return gast.Constant(found, None)
         if isinstance(found, type) and canonical_name(found) is not None:
             return nodes.dotted(canonical_name(found), node)  # a dtype: numpy.float64, float
-        if constants.is_constant_array(found):
+        if is_constant_array(found):
             return gast.copy_location(nodes.name("_".join(chain)), node)  # an input (constants.py)
         if isinstance(found, numbers.Real):
             if len(chain) > 1:
@@ -245,7 +245,7 @@ class _Resolver(gast.NodeTransformer):
         """Whether `chain` is an attribute of a module constant (`W0.T`, `tables.W0.sum`)."""
         value = self.namespace.get(chain[0], _MISSING)
         for attribute in chain[1:]:
-            if constants.is_constant_array(value):
+            if is_constant_array(value):
                 return True
             value = getattr(value, attribute, _MISSING)
         return False
@@ -363,7 +363,7 @@ def _same_number(a, b):
 
 
 def _same_kind(a, b):
-    return constants.is_constant_array(a) and constants.is_constant_array(b) and \
+    return is_constant_array(a) and is_constant_array(b) and \
         a.ndim == b.ndim and a.dtype == b.dtype
 
 
@@ -400,7 +400,7 @@ def _collect_state(func, state, seen):
         for name in names:
             value = module.__dict__.get(name, _MISSING)
             if _is_plain_number(value) or is_user_function(value) or \
-                    constants.is_constant_array(value):
+                    is_constant_array(value):
                 state.append((func, f"{module_name}.{name}", value))
                 _collect_state(value, state, seen)
 
@@ -427,6 +427,11 @@ def _namespace(func):
         except ValueError:  # an empty cell: the variable is not assigned yet
             pass
     return namespace
+
+
+def is_constant_array(value):
+    """A global generated code takes as an input (constants.py): a numeric NumPy array."""
+    return isinstance(value, numpy.ndarray) and value.dtype.kind in "biuf"
 
 
 def is_user_function(obj):

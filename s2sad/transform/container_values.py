@@ -1,0 +1,163 @@
+"""What containers.py follows: a tuple, list or dict known at transform time (`Container`),
+and how an expression reading one is spelt with its elements (`Reads`)."""
+import builtins
+
+import gast
+import numpy
+
+from . import nodes
+
+# NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
+SEQUENCE_FUNCTIONS = {"numpy.stack", "numpy.array", "numpy.asarray", "numpy.concatenate",
+                      "numpy.vstack", "numpy.hstack", "numpy.column_stack", "numpy.row_stack",
+                      "numpy.dstack"}
+# How many values NumPy functions returning a tuple return.
+TUPLE_RESULTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linalg.eig": 2,
+                 "numpy.linalg.qr": 2, "numpy.linalg.svd": 3, "numpy.linalg.lstsq": 4,
+                 "numpy.frexp": 2, "numpy.modf": 2, "numpy.divmod": 2, "divmod": 2}
+
+
+class Container:
+    """A tuple, list or dict known now: its elements in order (each an atom or a Container)."""
+
+    def __init__(self, kind, keys, items):
+        self.kind, self.keys, self.items = kind, list(keys), list(items)
+
+    def item(self, key):
+        return self.items[self.keys.index(key)] if key in self.keys else None
+
+
+class Reads(gast.NodeTransformer):
+    def __init__(self, owner, like, whole):
+        self.owner, self.like, self.whole = owner, like, whole
+
+    def visit_Subscript(self, node):
+        owner = self.owner
+        if owner.container(node.value, self.like) is not None:
+            found = owner.element(node, self.like)
+            if isinstance(found, Container):
+                return owner.as_value(found, node)
+            return nodes.clone(found)
+        if isinstance(node.value, gast.Call) and owner.tuple_count(node.value):
+            found = pick(owner, owner.container(node.value, self.like), node, self.like)
+            return owner.as_value(found, node) if isinstance(found, Container) else \
+                nodes.clone(found)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        owner = self.owner
+        chain = nodes.dotted_parts(node.func)
+        dotted = ".".join(chain) if chain else None
+        if dotted == "len" and len(node.args) == 1:
+            made = owner.container(node.args[0], self.like)
+            if made is not None:
+                return gast.copy_location(gast.Constant(len(made.items), None), node)
+        if node.args and dotted in ("sum", "max", "min", "numpy.sum") and \
+                len(node.args) == 1 and not node.keywords:
+            made = owner.container(node.args[0], self.like)
+            if made is not None:
+                return gast.copy_location(self.reduced(dotted, made, node), node)
+        if node.args and dotted in SEQUENCE_FUNCTIONS:
+            made = owner.container(node.args[0], self.like)
+            if made is not None and not any(isinstance(i, Container) for i in made.items):
+                node.args[0] = gast.Tuple([nodes.clone(i) for i in made.items], gast.Load())
+                node.args[1:] = [self.visit(a) for a in node.args[1:]]
+                node.keywords = [self.visit(k) for k in node.keywords]
+                return node
+        return self.generic_visit(node)
+
+    def reduced(self, dotted, made, node):
+        items = [nodes.clone(i) for i in made.items]
+        if any(isinstance(i, Container) for i in made.items) or not items:
+            return self.owner.as_value(made, node)
+        if dotted in ("max", "min"):
+            return call(dotted, items) if len(items) > 1 else items[0]
+        if dotted == "numpy.sum":
+            items = [i if isinstance(i, gast.Constant) else call("numpy.sum", [i])
+                     for i in items]
+        total = items[0]
+        for item in items[1:]:
+            total = gast.BinOp(total, gast.Add(), item)
+        return total
+
+    def visit_Name(self, node):
+        made = self.owner.held.get(node.id)
+        if made is not None and isinstance(node.ctx, gast.Load):
+            if self.whole and made.kind in ("tuple", "list") and \
+                    not any(isinstance(i, Container) for i in made.items):
+                return gast.copy_location(
+                    gast.Tuple([nodes.clone(i) for i in made.items], gast.Load()), node)
+            return self.owner.as_value(made, node)
+        return node
+
+    def generic_visit(self, node):
+        whole, self.whole = self.whole, False  # only the top of a statement's value may be a
+        try:                                   # tuple display (`return t`, `a = t`)
+            return super().generic_visit(node)
+        finally:
+            self.whole = whole
+
+
+def call(dotted, args):
+    """A call of a builtin or NumPy function, bound to it as resolve.py binds calls."""
+    call = gast.Call(nodes.dotted(dotted), args, [])
+    module, _, name = dotted.rpartition(".")
+    call.s2sad_ref = getattr(numpy if module else builtins, name)
+    return call
+
+
+def pick(owner, made, node, like):
+    holder = owner.fresh("_tuple")
+    owner.held[holder] = made
+    return owner.element(gast.Subscript(nodes.name(holder), node.slice, gast.Load()), like)
+
+
+def new(kind, keys, items):
+    made = Container(kind, keys, items)
+    made.fresh = True  # its elements are not held in names yet
+    return made
+
+
+def copy(made):
+    out = Container(made.kind, made.keys, [copy(i) if isinstance(i, Container) else i
+                                           for i in made.items])
+    out.fresh = getattr(made, "fresh", False)
+    return out
+
+
+def same(a, b):
+    if isinstance(a, gast.Name) and isinstance(b, gast.Name):
+        return a.id == b.id
+    return a is b or (isinstance(a, gast.Constant) and isinstance(b, gast.Constant) and
+                      a.value == b.value)
+
+
+def makes(node):
+    return isinstance(node, (gast.List, gast.Dict, gast.Tuple)) or \
+        isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]
+
+
+def identifier(key):
+    return str(key) if isinstance(key, int) and key >= 0 else \
+        "".join(c if c.isalnum() else "_" for c in str(key))
+
+
+def is_append(node):
+    call = node.value
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr == "append" and isinstance(call.func.value, gast.Name)
+
+
+def interesting(node):
+    """A node that makes or unpacks a container."""
+    if isinstance(node, (gast.List, gast.Dict, gast.Starred)):
+        return True
+    if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]:
+        return True
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Call):
+        return True
+    if isinstance(node, gast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+        return (isinstance(target, gast.Name) and isinstance(value, gast.Tuple)) or \
+            (isinstance(target, gast.Tuple) and isinstance(value, gast.Name))
+    return isinstance(node, gast.Expr) and is_append(node)
