@@ -1,7 +1,7 @@
 """The stage order, written once: function object -> generated file.
 
-    parse -> fence + resolve -> exits -> normalize -> activity -> reverse -> optimize -> emit
-    -> cache
+    parse -> desugar -> fence + resolve -> inline -> constants -> containers -> exits
+    -> normalize -> activity -> reverse -> optimize -> emit -> cache
 
 `adjoint(f, positions)` generates `df(params..., d_result) -> (value, grads...)` for the
 parameters at `positions` (reverse mode); `tangent(f, positions)` generates
