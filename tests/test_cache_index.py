@@ -331,13 +331,26 @@ def reads_an_array(x):
     return np.sum(x * ARRAY)
 
 
+class _Settings:
+    scale = 2.0
+
+
+SETTINGS = _Settings()
+
+
+def reads_an_object(x):
+    return np.sum(x * SETTINGS.scale)
+
+
 def plain(x):
     return np.sum(np.sin(x))
 
 
 def test_what_cannot_be_described_has_no_key(monkeypatch):
     assert index.key(plain, ("adjoint", (0,))) is not None
-    assert index.key(reads_an_array, ("adjoint", (0,))) is None
+    # a module array is an input of generated code: described by dtype and rank
+    assert index.key(reads_an_array, ("adjoint", (0,))) is not None
+    assert index.key(reads_an_object, ("adjoint", (0,))) is None
     monkeypatch.setenv(index.ENV_SWITCH, "0")
     assert index.key(plain, ("adjoint", (0,))) is None
 

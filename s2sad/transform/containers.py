@@ -256,9 +256,10 @@ class _Scalarize:
     # ---- control flow ---------------------------------------------------------------------
 
     def loop(self, node):
-        node.iter = self.expression(node.iter, node)
         iterable = node.iter
         held = self.held.get(iterable.id) if isinstance(iterable, gast.Name) else None
+        if held is None:
+            node.iter = iterable = self.expression(iterable, node)
         if held is not None:
             values = list(held.items) if held.kind != "dict" else \
                 [gast.Constant(k, None) for k in held.keys]
