@@ -2,6 +2,9 @@
 comprehensions, closures. Each entry of CASES: (function, argument maker(rng), wrt), checked
 like the other corpora (tests/test_corpus.py): central finite differences, JIT on and off.
 """
+import dataclasses
+from typing import NamedTuple
+
 import numpy as np
 
 # ---- module constants: inputs of the generated code, read at every call ----------------------
@@ -206,4 +209,148 @@ CASES += [
     (slogdet_subscript, _spd, 0),
     (container_in_branch, lambda rng: (rng.choice([-1.0, 1.0]) * rng.uniform(0.2, 2.0),), 0),
     (early_return_elif, lambda rng: (rng.choice([1.3, -0.5, -3.0]) + 0.1 * rng.normal(),), 0),
+]
+
+
+# ---- containers as arguments (pytrees): leaves become parameters, gradients come back shaped
+#      like the argument --------------------------------------------------------------------------
+
+def mlp_dict(params, x):
+    h = np.tanh(params["W1"] @ x + params["b1"])
+    return np.sum((params["W2"] @ h) ** 2)
+
+
+def weight_list(ws, x):
+    h = x
+    for w in ws:
+        h = np.tanh(w @ h)
+    return np.sum(h) + np.sum(ws[-1]) * len(ws)
+
+
+def mixed_tuple(t, y):
+    scale, v = t
+    return scale * np.sum(v * y) + t[0] ** 2
+
+
+class Affine(NamedTuple):
+    weight: np.ndarray
+    bias: float
+
+
+def namedtuple_fields(layer, x):
+    return np.sum(np.sin(layer.weight @ x + layer.bias)) * layer[1]
+
+
+@dataclasses.dataclass
+class Oscillator:
+    k: float
+    damping: float
+    state: np.ndarray
+
+
+def dataclass_fields(p, dt):
+    v = p.state
+    for _ in range(3):
+        v = v + dt * (-p.k * v - p.damping * v * v)
+    return np.sum(v * v)
+
+
+def nested_tree(model, x):
+    h = x
+    for layer in model["layers"]:
+        h = np.tanh(layer[0] @ h + layer[1])
+    return np.sum(h * model["head"]) + model["scale"] * np.sum(h)
+
+
+def dict_views(params, x):
+    total = 0.0
+    for name, w in params.items():
+        total = total + np.sum(w * x)
+    for name in params.keys():
+        total = total + np.sum(params[name]) ** 2
+    return total + sum(np.sum(w) for w in params.values())
+
+
+def zipped_lists(ws, bs, x):
+    s = 0.0
+    for i in range(len(ws)):
+        s = s + np.sum(ws[i] * x) * bs[i]
+    for w, b in zip(ws, bs):
+        s = s + np.sum(np.cos(w)) * b
+    return s
+
+
+def config_not_differentiated(x, config):
+    y = x
+    for _ in range(config["steps"]):
+        y = y - config["rate"] * np.sin(y)
+    return np.sum(y * config["weights"])
+
+
+def _mlp(rng):
+    return ({"W1": rng.normal(size=(3, 4)), "b1": rng.normal(size=3),
+             "W2": rng.normal(size=(2, 3))}, rng.normal(size=4))
+
+
+CASES += [
+    (mlp_dict, _mlp, (0, 1)),
+    (weight_list, lambda rng: ([rng.normal(size=(3, 3)) * 0.5 for _ in range(3)],
+                               rng.normal(size=3)), (0, 1)),
+    (mixed_tuple, lambda rng: ((1.3, rng.normal(size=3)), rng.normal(size=3)), (0, 1)),
+    (namedtuple_fields, lambda rng: (Affine(rng.normal(size=(2, 3)), rng.normal()),
+                                     rng.normal(size=3)), (0, 1)),
+    (dataclass_fields, lambda rng: (Oscillator(rng.uniform(0.5, 1.0), rng.uniform(0.0, 0.3),
+                                               rng.normal(size=3)), 0.1), 0),
+    (nested_tree, lambda rng: ({"layers": [(rng.normal(size=(3, 3)), rng.normal(size=3)),
+                                           (rng.normal(size=(3, 3)), rng.normal(size=3))],
+                                "head": rng.normal(size=3), "scale": rng.normal()},
+                               rng.normal(size=3)), (0, 1)),
+    (dict_views, lambda rng: ({"a": rng.normal(size=3), "b": rng.normal(size=3)},
+                              rng.normal(size=3)), (0, 1)),
+    (zipped_lists, lambda rng: ([rng.normal(size=2), rng.normal(size=2)],
+                                [rng.normal(), rng.normal()], rng.normal(size=2)), (0, 1, 2)),
+    (config_not_differentiated, lambda rng: (rng.normal(size=3), {
+        "steps": 3, "rate": 0.1, "weights": rng.normal(size=3)}), 0),
+]
+
+
+# ---- containers passed to functions of yours: the callee is specialised on their structure ---
+
+def predict(params, x):
+    return np.tanh(params["W"] @ x + params["b"])
+
+
+def loss_through_callee(params, x):
+    return np.sum(predict(params, x) ** 2) + np.sum(predict(params, -x))
+
+
+def apply_layers(layers, x):
+    h = x
+    for layer in layers:
+        h = np.sin(layer.weight @ h + layer.bias)
+    return h
+
+
+def namedtuples_to_callee(layers, x):
+    return np.sum(apply_layers(layers, x) * x)
+
+
+def weighted(t, x):
+    total = 0.0
+    for v in t:
+        total = total + v * x
+    return total
+
+
+def display_to_callee(a, x):
+    return np.sum(weighted((a, a * x, 2.0), x))
+
+
+CASES += [
+    (loss_through_callee, lambda rng: ({"W": rng.normal(size=(3, 3)), "b": rng.normal(size=3)},
+                                       rng.normal(size=3)), (0, 1)),
+    (namedtuples_to_callee, lambda rng: ([Affine(rng.normal(size=(3, 3)), rng.normal()),
+                                          Affine(rng.normal(size=(3, 3)), rng.normal())],
+                                         rng.normal(size=3)), (0, 1)),
+    (display_to_callee, lambda rng: (rng.normal(), rng.normal(size=3)), (0, 1)),
 ]

@@ -127,7 +127,8 @@ def test_kinds_are_those_a_call_works_out():
         return x
 
     types = cli.parse_types("i8, f8[:, :], int32, bool")
-    scalars, ints, ranks = cli.argument_kinds(k, (0, 1), types)
+    scalars, ints, ranks, structures = cli.argument_kinds(k, (0, 1), types)
     assert scalars == {"x", "n"}          # x is differentiated: converted to float
     assert ints == {"n"}                  # a bool is not a number to a call; rest is unknown
     assert ranks == {("w", 2)}
+    assert structures == ()               # containers are not described by --types

@@ -27,7 +27,9 @@ from s2sad.errors import (
     call_site,
 )
 from s2sad.runtime.jit import Runner, type_key
-from s2sad.transform import constants, fence, parse, pipeline, resolve
+from s2sad.transform import constants, container_arguments, fence, parse, pipeline, resolve
+
+from . import pytrees
 
 DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
 
@@ -65,6 +67,7 @@ class Transformed:
         self._by_key = {}         # jit.type_key(arguments) -> their Runner: the call path
         self._checked_uses = False
         self._inputs = None       # the module constants it reads (constants.py), or None
+        self._taken = None        # the names its code uses (leaf parameters avoid them)
 
     def build(self, kinds):
         """The Generated file for these kinds (subclasses: which pipeline entry)."""
@@ -94,10 +97,35 @@ class Transformed:
                f"{', '.join(self.wrt_names)}>"
 
     def bind(self, args, kwargs):
-        """The function's arguments in order, defaults applied, `wrt` ones as floats, then the
-        current values of the module constants it reads."""
+        """The generated function's arguments (`Arguments`): the function's own in order,
+        defaults applied, containers as their leaves, `wrt` ones as floats, then the current
+        values of the module constants it reads."""
         values = bind_arguments(self.func, self.signature, self.positions, args, kwargs)
-        return values + self.constant_values()
+        return self.flat(values) + self.constant_values()
+
+    def leaf_positions(self, kinds):
+        """`positions` in the generated function's parameters: a container parameter (kinds'
+        structures) counts one per leaf."""
+        structures = dict(kinds[3]) if len(kinds) > 3 else {}
+        if not structures:
+            return self.positions
+        starts, k = [], 0
+        for name in self.signature.parameters:
+            spec = structures.get(name)
+            count = len(pytrees.leaf_names(spec)) if spec is not None else 1
+            starts.append(range(k, k + count))
+            k += count
+        return tuple(j for i in self.positions for j in starts[i])
+
+    def flat(self, values):
+        """`values` (the function's own arguments) as the generated function takes them."""
+        names = list(self.signature.parameters)
+        if not any(map(pytrees.is_container, values)):
+            return Arguments(values, pytrees.plain_layout(names, values, self.positions))
+        if self._taken is None:
+            self._taken = container_arguments.code_names(self.user_function())
+        flat, layout = flatten_arguments(names, values, self.positions, set(self._taken))
+        return Arguments(flat, layout)
 
     def constants(self):
         """(name, reader) of each module constant the function reads: generated code takes
@@ -109,13 +137,17 @@ class Transformed:
     def constant_values(self):
         return [read() for _, read in self.constants()]
 
-    def parameter_names(self):
+    def parameter_names(self, layout):
         """The generated function's parameters before its seed (tangents or d_result)."""
-        return list(self.signature.parameters) + [name for name, _ in self.constants()]
+        return layout.names + [name for name, _ in self.constants()]
 
     def runner(self, values):
-        """The Runner for these argument values' kinds (transforming on first use)."""
+        """The Runner for these arguments' kinds (transforming on first use); `values` are
+        what `bind` returned."""
+        layout = values.layout
         key = type_key(values)
+        if key is not None and not layout.plain:
+            key = (layout.structures, key)
         if key is not None and self._watch is not None and self._watch.unchanged():
             runner = self._by_key.get(key)
             if runner is not None:
@@ -125,13 +157,14 @@ class Transformed:
         if not self._checked_uses:
             reject_integer_uses(self.func, self.positions)
             self._checked_uses = True
-        names = self.parameter_names()
+        names = self.parameter_names(layout)
         self._kinds = (
             frozenset(n for n, v in zip(names, values) if is_number(v)),
             frozenset(n for n, v in zip(names, values)
                       if is_number(v) and isinstance(v, numbers.Integral)),
             frozenset((n, v.ndim) for n, v in zip(names, values)
-                      if isinstance(v, numpy.ndarray) and v.ndim > 0))
+                      if isinstance(v, numpy.ndarray) and v.ndim > 0),
+            layout.structures)
         runner = self._runners.get(self._kinds)
         if runner is None:
             generated = self.generated
@@ -166,6 +199,7 @@ class Transformed:
             self.rebuild()
         self._by_key.clear()
         self._inputs = None
+        self._taken = None
         self._globals = state
         self._watch = resolve.Watch(state)
 
@@ -282,6 +316,70 @@ def _wrt_fix(item, names):
             f"negative from the end){hint}")
 
 
+class Arguments(list):
+    """The generated function's arguments, with the `pytrees.Layout` that says how the
+    function's own arguments were flattened into them."""
+
+    def __init__(self, values, layout):
+        super().__init__(values)
+        self.layout = layout
+
+    def __add__(self, more):
+        return Arguments(list(self) + list(more), self.layout)
+
+
+def flatten_arguments(names, values, positions, taken):
+    """The arguments with each container (a pytree) replaced by its leaves, and their Layout;
+    leaves of `wrt` arguments as floats; every bad leaf reported at once."""
+    flat, flat_names, spans, structures, problems = [], [], [], [], []
+    taken.update(names)
+    for i, (name, value) in enumerate(zip(names, values)):
+        start = len(flat)
+        if not pytrees.is_container(value) or (i not in positions and pytrees.is_shape(value)):
+            flat.append(value)
+            flat_names.append(name)
+            spans.append((start, start + 1))
+            continue
+        convert = _differentiated_leaf if i in positions else _leaf
+        found = []
+        spec, leaves = pytrees.flatten(value, name, taken, found,
+                                       lambda leaf, path: convert(leaf, name + "".join(path),
+                                                                  problems))
+        problems += [at_call(f"argument '{name}': {name}{''.join(path)} {message}",
+                             why="each leaf is named after its path (params['W1'] is "
+                                 "params_W1 in generated code)",
+                             fix="use str keys") for path, message in found]
+        structures.append((name, spec))
+        flat_names += [leaf_name for leaf_name, _ in leaves]
+        flat += [leaf for _, leaf in leaves]
+        spans.append((start, len(flat)))
+    if problems:
+        raise ArgumentError(problems)
+    return flat, pytrees.Layout(flat_names, tuple(structures), spans, values, positions)
+
+
+_LEAVES = ("a container argument (dict with str keys, list, tuple, NamedTuple, dataclass) is "
+           "passed as its leaves, which must be numbers or arrays")
+
+
+def _differentiated_leaf(leaf, where, problems):
+    try:
+        return as_float(leaf, where, argument=where.split("[")[0].split(".")[0])
+    except ArgumentError as exc:
+        problems += exc.diagnostics
+        return 0.0
+
+
+def _leaf(leaf, where, problems):
+    if isinstance(leaf, (numbers.Number, numpy.ndarray, numpy.generic)):
+        return leaf
+    problems.append(at_call(f"{where} is {'None' if leaf is None else 'a ' + type(leaf).__name__}",
+                            why=_LEAVES,
+                            fix="pass it as an argument of its own, or make it a module "
+                                "constant"))
+    return leaf
+
+
 def bind_arguments(func, signature, positions, args, kwargs):
     """f's arguments in order, defaults applied, those at `positions` as floats; every bad
     argument reported at once."""
@@ -301,6 +399,8 @@ def bind_arguments(func, signature, positions, args, kwargs):
     values, names = list(bound.arguments.values()), list(bound.arguments)
     problems = []
     for i in positions:
+        if pytrees.is_container(values[i]):
+            continue  # its leaves are converted when it is flattened
         try:
             values[i] = as_float(values[i], names[i])
         except ArgumentError as exc:
@@ -325,9 +425,11 @@ def _positional(signature):
     return known[1]
 
 
-def as_float(value, name):
-    """A differentiated argument as a float or a float64 array."""
-    keep_out = f"or leave '{name}' out of wrt (arguments not differentiated may be of any type)"
+def as_float(value, name, argument=None):
+    """A differentiated argument (or a leaf of `argument`, a container) as a float or a
+    float64 array."""
+    keep_out = f"or leave '{argument or name}' out of wrt (arguments not differentiated may be " \
+        "of any type)"
     why = ("s2sad differentiates real numbers: floats and arrays of them (ints are converted to "
            "float64)")
     if isinstance(value, (bool, numpy.bool_)):

@@ -68,7 +68,8 @@ class GradientFunction(Transformed):
         self.kind = "value_and_grad" if with_value else "grad"
 
     def build(self, kinds):
-        return pipeline.gradient(self.func, self.positions, kinds, check_nan=self.check_nan)
+        return pipeline.gradient(self.func, self.leaf_positions(kinds), kinds,
+                                 check_nan=self.check_nan)
 
     def user_function(self):
         return self.inner.func if self.inner is not None else self.func
@@ -83,7 +84,9 @@ class GradientFunction(Transformed):
             higher.require_scalar(self.inner, values)
         value, *grads = self._run(values)
         value = scalar_output(value, self.inner.func if self.inner is not None else self.func)
-        grads = shaped_like(grads, [values[i] for i in self.positions], self.func)
+        layout = values.layout
+        grads = layout.gather(shaped_like(grads, [values[i] for i in layout.positions],
+                                          self.func))
         result = grads[0] if self.single else tuple(grads)
         return (value, result) if self.with_value else result
 

@@ -56,6 +56,7 @@ def derivative_function(gradient):
 
 def require_scalar(gradient, values):
     """grad(grad(f)) needs df/dx to be a number: x a scalar."""
+    require_plain(values.layout, f"grad(grad({gradient.func.__name__}))")
     for i in gradient.positions:
         if not isinstance(values[i], float):
             name = list(gradient.signature.parameters)[i]
@@ -64,6 +65,17 @@ def require_scalar(gradient, values):
                 f"of {gradient.func.__name__} is not a scalar",
                 why="grad differentiates a function returning one number",
                 fix="use s2sad.hessian(f) or s2sad.hvp(f) for arrays")])
+
+
+def require_plain(layout, what):
+    """Second derivatives take no container (pytree) arguments yet."""
+    if not layout.plain:
+        names = ", ".join(f"'{name}'" for name, _ in layout.structures)
+        raise argument_error(f"{what}: the argument {names} is a container (a dict, list, "
+                             "tuple, NamedTuple or dataclass)",
+                             why="second derivatives of functions of containers are not "
+                                 "supported yet",
+                             fix="pass the leaves as arguments of their own")
 
 
 def hvp(func=None, wrt=0, *, jit=None, strict=False):
@@ -126,11 +138,13 @@ class HvpFunction(Transformed):
     def arguments(self, args, kwargs):
         """f's arguments in order, defaults applied, `wrt` ones as floats, then the module
         constants f reads."""
-        return bind_arguments(self.user_func, self.user_signature, self.positions, args,
-                              kwargs) + self.constant_values()
+        values = self.flat(bind_arguments(self.user_func, self.user_signature, self.positions,
+                                          args, kwargs))
+        require_plain(values.layout, f"hvp of {self.user_func.__name__}")
+        return values + self.constant_values()
 
-    def parameter_names(self):
-        return super().parameter_names() + [f"_v{k}" for k in range(len(self.positions))]
+    def parameter_names(self, layout):
+        return super().parameter_names(layout) + [f"_v{k}" for k in range(len(self.positions))]
 
     def __call__(self, *args, **kwargs):
         values = self.bind(args, kwargs)

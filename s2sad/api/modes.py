@@ -56,7 +56,7 @@ class JvpFunction(Transformed):
     kind = what = "jvp"
 
     def build(self, kinds):
-        return pipeline.tangent(self.func, self.positions, kinds)
+        return pipeline.tangent(self.func, self.leaf_positions(kinds), kinds)
 
     def __call__(self, *args, **kwargs):
         count = len(self.positions)
@@ -68,8 +68,13 @@ class JvpFunction(Transformed):
                                  fix=f"call it as jvp_f(*args, "
                                      f"{', '.join('d' + n for n in self.wrt_names)})")
         values = self.bind(args[:len(args) - count], kwargs)
+        layout = values.layout
+        given = args[len(args) - count:]
+        if not layout.plain:
+            given = _leaves(layout, given, self.wrt_names, "tangent")
+        names = [layout.names[i] for i in layout.positions]
         tangents = [_tangent_like(t, values[i], name) for t, i, name in
-                    zip(args[len(args) - count:], self.positions, self.wrt_names)]
+                    zip(given, layout.positions, names)]
         value, tangent = self.split(self.runner(values)(*values, *tangents))
         return _output(value, self.func), _shaped(tangent, value)
 
@@ -86,7 +91,7 @@ class VjpFunction(Transformed):
     kind = what = "vjp"
 
     def build(self, kinds):
-        return pipeline.adjoint(self.func, self.positions, kinds)
+        return pipeline.adjoint(self.func, self.leaf_positions(kinds), kinds)
 
     def __call__(self, *args, **kwargs):
         if not args:
@@ -108,7 +113,9 @@ class VjpFunction(Transformed):
                 _check_cotangent(cotangent, expected, self.func)
             raise
         _check_cotangent(cotangent, value, self.func)
-        grads = [_shaped_grad(g, values[i]) for g, i in zip(grads, self.positions)]
+        layout = values.layout
+        grads = layout.gather([_shaped_grad(g, values[i])
+                               for g, i in zip(grads, layout.positions)])
         return grads[0] if self.single else tuple(grads)
 
 
@@ -132,7 +139,8 @@ class JacobianFunction:
 
     def __call__(self, *args, **kwargs):
         values = self.forward.bind(args, kwargs)
-        inputs = [values[i] for i in self.positions]
+        layout = values.layout
+        inputs = [values[i] for i in layout.positions]
         zeros = [_zeros(x) for x in inputs]
         value, _ = self.forward.split(self.forward.runner(values)(*values, *zeros))
         outputs = list(value) if isinstance(value, tuple) else [value]
@@ -148,7 +156,8 @@ class JacobianFunction:
         mode = self.mode or ("forward" if size_in <= size_out else "reverse")
         blocks = self._forward(values, inputs, outputs) if mode == "forward" else \
             self._reverse(values, inputs, outputs, value)
-        per_output = [b[0] if self.single else tuple(b) for b in blocks]
+        per_output = [layout.gather(b) for b in blocks]
+        per_output = [b[0] if self.single else tuple(b) for b in per_output]
         return tuple(per_output) if isinstance(value, tuple) else per_output[0]
 
     def _forward(self, values, inputs, outputs):
@@ -183,6 +192,17 @@ class JacobianFunction:
 
 
 # ---- conversions ---------------------------------------------------------------------------
+
+def _leaves(layout, given, names, what):
+    """One tangent per differentiated parameter, each shaped like it (a container for a
+    container), as the leaves the generated function takes."""
+    try:
+        return layout.split(given, f"the {what} of {', '.join(names)}")
+    except ValueError as exc:
+        raise argument_error(str(exc), why=f"a {what} has the structure of its parameter",
+                             fix=f"pass a {what} built like the argument (the same keys, "
+                                 "lengths and types), with arrays shaped like its leaves") \
+            from None
 
 def _zeros(x):
     return 0.0 if isinstance(x, float) else numpy.zeros(numpy.shape(x))

@@ -340,7 +340,7 @@ def argument_kinds(func, positions, types):
                 ints.add(name)
         elif kind.ndim > 0:
             ranks.add((name, kind.ndim))
-    return frozenset(scalars), frozenset(ints), frozenset(ranks)
+    return frozenset(scalars), frozenset(ints), frozenset(ranks), ()
 
 
 # ---- check -------------------------------------------------------------------------------------

@@ -190,8 +190,8 @@ class Blocks:
             self.adjoints.out.append(gast.AugAssign(
                 gast.Subscript(nodes.name(var), index, gast.Store()), gast.Add(), seed))
         else:  # integer arrays may repeat an index: every occurrence must add
-            self.adjoints.out.append(gast.Expr(nodes.call("rt.add_at", nodes.name(var), index,
-                                                          seed)))
+            self.adjoints.out.append(gast.Expr(nodes.call("rt.add_at", nodes.name(var),
+                                                          _as_value(index), seed)))
 
     def _adjoint_of_write(self, statement):
         """`a[index] = v`: dv takes da[index]; the overwritten elements get no gradient."""
@@ -273,9 +273,23 @@ def _index_parts(index):
 
 
 def _is_basic(index, ints):
-    """Ints and slices only: no element can be selected twice."""
-    return all(isinstance(part, gast.Slice) or is_int(part, ints)
+    """Ints, slices and numpy.newaxis only: no element can be selected twice."""
+    return all(isinstance(part, gast.Slice) or is_int(part, ints) or
+               (isinstance(part, gast.Constant) and part.value is None)
                for part in _index_parts(index))
+
+
+def _as_value(index):
+    """An index as an argument: `a:b` parts as slice(a, b) (a tuple cannot hold `a:b`)."""
+    def value(part):
+        if not isinstance(part, gast.Slice):
+            return part
+        bounds = [b if b is not None else gast.Constant(None, None)
+                  for b in (part.lower, part.upper, part.step)]
+        return gast.Call(gast.Name("slice", gast.Load(), None, None), bounds, [])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple([value(p) for p in index.elts], gast.Load())
+    return value(index)
 
 
 def _mark_outer_product(expression, args, statement):

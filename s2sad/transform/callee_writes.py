@@ -17,7 +17,7 @@ import gast
 
 from s2sad.errors import S2sadError
 
-from . import nodes, parse, resolve
+from . import container_arguments, container_values, nodes, parse, resolve
 
 _VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "squeeze", "swapaxes",
                            "diagonal"})
@@ -49,8 +49,27 @@ def written_parameters(func):
             found = _Scan(source).written()
     finally:
         _in_progress.discard(key)
+    found = _flat(func, found)
     _known[key] = found
     return found
+
+
+def _flat(func, found):
+    """For a copy specialised on containers (container_arguments.py): the positions of its
+    leaf parameters (a write into a container's element is not followed)."""
+    structures = dict(container_arguments.structures_of(func))
+    if not structures:
+        return found
+    names = [a.id for a in resolve.parameters(parse.parse_function(func).tree.args)]
+    flat, k = {}, 0
+    for index, name in enumerate(names):
+        if name in structures:
+            k += len(container_values.leaf_names(structures[name]))
+            continue
+        if index in found:
+            flat[k] = found[index]
+        k += 1
+    return flat
 
 
 class _Scan:

@@ -58,12 +58,18 @@ def find(source, body, wrt):
 def zero_gradients(source, wrt, useful_at_entry):
     """A warning per `wrt` parameter the returned value does not depend on."""
     params = {a.id: a for a in gast.walk(source.tree.args) if isinstance(a, gast.Name)}
-    return [Diagnostic(source.loc(params[name]), f"the gradient w.r.t. '{name}' is identically "
-                       "zero: the output does not depend on it",
-                       why=f"no differentiable path leads from '{name}' to the returned value",
-                       fix=f"check the function uses '{name}', or do not differentiate w.r.t. it",
-                       severity="warning")
-            for name in wrt if name not in useful_at_entry]
+    out = []
+    for name in wrt:
+        if name in useful_at_entry:
+            continue
+        what = getattr(params[name], "s2sad_path", name)  # a container's leaf: its path
+        out.append(Diagnostic(
+            source.loc(params[name]), f"the gradient w.r.t. '{what}' is identically zero: the "
+            "output does not depend on it",
+            why=f"no differentiable path leads from '{what}' to the returned value",
+            fix=f"check the function uses '{what}', or do not differentiate w.r.t. it",
+            severity="warning"))
+    return out
 
 
 # ---- integer arrays -------------------------------------------------------------------------

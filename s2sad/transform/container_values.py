@@ -20,8 +20,15 @@ TUPLE_RESULTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linal
 class Container:
     """A tuple, list or dict known now: its elements in order (each an atom or a Container)."""
 
-    def __init__(self, kind, keys, items):
+    def __init__(self, kind, keys, items, fields=()):
         self.kind, self.keys, self.items = kind, list(keys), list(items)
+        self.fields = tuple(fields)  # a NamedTuple's or a dataclass's attribute names
+
+    def attribute(self, name):
+        """The element a NamedTuple's or a dataclass's attribute reads, or None."""
+        if name not in self.fields:
+            return None
+        return self.items[self.fields.index(name)]
 
     def item(self, key):
         return self.items[self.keys.index(key)] if key in self.keys else None
@@ -44,8 +51,33 @@ class Reads(gast.NodeTransformer):
                 nodes.clone(found)
         return self.generic_visit(node)
 
+    def visit_Attribute(self, node):
+        owner = self.owner
+        made = owner.container(node.value, self.like) if isinstance(
+            node.value, (gast.Name, gast.Attribute, gast.Subscript)) else None
+        if made is not None:
+            found = made.attribute(node.attr)
+            if found is None:
+                has = f" (it has {', '.join(made.fields)})" if made.fields else ""
+                owner.report(node, f"'{node.attr}' is not a field of this "
+                             f"{'NamedTuple' if made.kind == 'tuple' else made.kind}{has}",
+                             why="s2sad reads the fields of NamedTuples and dataclasses, and "
+                                 "keys(), values() and items() of a dict where a loop, len, "
+                                 "sum, max or min reads them; nothing else of a container",
+                             fix="read a field, or loop over the container")
+                node.s2sad_field = False  # (reported here)
+                return node
+            if isinstance(found, Container):
+                return owner.as_value(found, node)
+            return nodes.clone(found)
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
         owner = self.owner
+        if getattr(node, "s2sad_user", False):
+            passed = owner.user_call(node, self.like)
+            if passed is not None:
+                return passed
         chain = nodes.dotted_parts(node.func)
         dotted = ".".join(chain) if chain else None
         if dotted == "len" and len(node.args) == 1:
@@ -120,9 +152,57 @@ def new(kind, keys, items):
 
 def copy(made):
     out = Container(made.kind, made.keys, [copy(i) if isinstance(i, Container) else i
-                                           for i in made.items])
+                                           for i in made.items], made.fields)
     out.fresh = getattr(made, "fresh", False)
+    out.argument = getattr(made, "argument", None)
     return out
+
+
+def of_spec(spec):
+    """The Container a parameter of this structure holds, its leaves as names (the spec of
+    api/pytrees.py: a leaf name, or (kind, keys, children, fields, type name))."""
+    if isinstance(spec, str):
+        return nodes.name(spec)
+    if len(spec) == 2:  # ("static", value): a str, None or bool
+        return gast.Constant(spec[1] if not isinstance(spec[1], numpy.bool_) else
+                             bool(spec[1]), None)
+    kind, keys, parts, fields, _ = spec
+    return Container(kind, keys, [of_spec(p) for p in parts], fields)
+
+
+def leaf_names(spec):
+    if isinstance(spec, str):
+        return [spec]
+    return [] if len(spec) == 2 else [n for p in spec[2] for n in leaf_names(p)]
+
+
+def leaf_paths(spec, path):
+    """{leaf name: its path as the source spells it, params['W1'] or layers[0].b}."""
+    if isinstance(spec, str):
+        return {spec: path}
+    if len(spec) == 2:
+        return {}
+    kind, keys, parts, fields, _ = spec
+    out = {}
+    for k, (key, part) in enumerate(zip(keys, parts)):
+        step = f".{fields[k]}" if fields else f"[{key!r}]"
+        out.update(leaf_paths(part, path + step))
+    return out
+
+
+# dict methods read as containers: d.keys(), d.values(), d.items()
+VIEWS = ("keys", "values", "items")
+
+
+def view(made, method):
+    if method == "keys":
+        items = [gast.Constant(k, None) for k in made.keys]
+    elif method == "values":
+        items = list(made.items)
+    else:
+        items = [Container("tuple", (0, 1), [gast.Constant(k, None), v])
+                 for k, v in zip(made.keys, made.items)]
+    return Container("list", range(len(items)), items)
 
 
 def same(a, b):
@@ -154,6 +234,9 @@ def interesting(node):
         return True
     if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]:
         return True
+    if isinstance(node, gast.Call) and getattr(node, "s2sad_user", False) and \
+            any(isinstance(a, gast.Tuple) for a in node.args):
+        return True  # a tuple passed to a function of yours: as its elements
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Call):
         return True
     if isinstance(node, gast.Assign) and len(node.targets) == 1:

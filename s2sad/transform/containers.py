@@ -22,14 +22,24 @@ import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
+from . import container_arguments as arguments
 from . import container_values as values
 from . import nodes, parse
 
 MAX_UNROLLED = 256
 
-def scalarize(source):
-    """Rewrite `source.tree` in place."""
-    _Scalarize(source).run()
+def scalarize(source, structures=()):
+    """Rewrite `source.tree` in place. `structures`: (parameter, spec) of the parameters given
+    containers (container_arguments.py); each becomes one parameter per leaf, named in its
+    spec. Returns {parameter: its leaves' names} and {emitted name: function} of the
+    functions of yours specialised on the containers a call passes them."""
+    run = _Scalarize(source)
+    run.held = arguments.expand(source.tree.args, structures)
+    run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
+    run.run()
+    arguments.check_no_fields_left(source)
+    return {name: values.leaf_names(spec) for name, spec in structures}, \
+        arguments.plain_names(source.tree, run.specialised)
 
 
 class _Scalarize:
@@ -40,14 +50,16 @@ class _Scalarize:
         self.known = {}    # name -> int it holds now (an unrolled loop's variable)
         self.problems = []
         self.loops = 0     # depth of loops that are not unrolled
+        self.specialised = {}  # emitted name -> a callee specialised on containers passed
 
     def run(self):
         tree = self.source.tree
-        if not any(values.interesting(n) for n in gast.walk(tree)):
+        if not self.held and not any(values.interesting(n) for n in gast.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
-        if self.problems:
-            raise UnsupportedError(self.problems)
+        if self.problems:  # (an unrolled loop's body reports once per trip: once is enough)
+            raise UnsupportedError(list({(str(d.where), d.message): d
+                                         for d in self.problems}.values()))
 
     def report(self, node, message, why="", fix=""):
         self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
@@ -257,10 +269,16 @@ class _Scalarize:
 
     def loop(self, node):
         iterable = node.iter
-        held = self.held.get(iterable.id) if isinstance(iterable, gast.Name) else None
+        held = self.container(iterable, node) if self.is_view(iterable) or \
+            nodes.root_name(iterable) is not None else None
         if held is None:
             node.iter = iterable = self.expression(iterable, node)
         if held is not None:
+            if held.kind == "record":
+                self.report(node, "a loop over a dataclass instance",
+                            why="a dataclass is not iterable", fix="loop over its fields' "
+                            "values: for w in (p.a, p.b)")
+                return
             values = list(held.items) if held.kind != "dict" else \
                 [gast.Constant(k, None) for k in held.keys]
             return self.unrolled(node, values)
@@ -305,8 +323,8 @@ class _Scalarize:
             return
         if isinstance(target, gast.Name):
             self.forget(target.id)
-            if isinstance(value, gast.Constant) and isinstance(value.value, int):
-                self.known[target.id] = value.value
+            if isinstance(value, gast.Constant) and type(value.value) in (int, str):
+                self.known[target.id] = value.value  # an index, or a dict's key
         self.emit(gast.Assign([nodes.clone(target)], nodes.clone(value), None), like)
 
     def opaque_loop(self, node):
@@ -400,7 +418,8 @@ class _Scalarize:
         if isinstance(node, gast.Constant) and type(node.value) is int:
             return node.value
         if isinstance(node, gast.Name):
-            return self.known.get(node.id)
+            value = self.known.get(node.id)
+            return value if type(value) is int else None
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
             value = self.integer(node.operand)
             return -value if value is not None else None
@@ -421,6 +440,8 @@ class _Scalarize:
         """A constant subscript (int or str) known now, else None."""
         if isinstance(node, gast.Constant) and isinstance(node.value, str):
             return node.value
+        if isinstance(node, gast.Name) and type(self.known.get(node.id)) is str:
+            return self.known[node.id]
         return self.integer(node)
 
     # ---- expressions ----------------------------------------------------------------------
@@ -450,6 +471,12 @@ class _Scalarize:
         if isinstance(value, gast.Subscript) and self.container(value.value, like) is not None:
             found = self.element(value, like)
             return found if isinstance(found, values.Container) else None
+        if isinstance(value, gast.Attribute):
+            owner = self.container(value.value, like)
+            found = owner.attribute(value.attr) if owner is not None else None
+            return found if isinstance(found, values.Container) else None
+        if self.is_view(value):
+            return values.view(self.container(value.func.value, like), value.func.attr)
         if isinstance(value, gast.Call):
             count = self.tuple_count(value)
             if count:
@@ -459,6 +486,31 @@ class _Scalarize:
                                                   gast.Store())], value, None), like)
                 return values.Container("tuple", range(count), [nodes.name(n) for n in names])
         return None
+
+    def user_call(self, call, like):
+        """A call of a function of yours passing containers, rewritten to pass their leaves;
+        None when it passes none."""
+        if not any(nodes.root_name(a) in self.held or isinstance(a, (gast.Tuple, gast.List,
+                                                                     gast.Dict))
+                   for a in call.args):
+            return None
+        return arguments.pass_leaves(self, call, like)
+
+    def specialised_name(self, name, copy):
+        """The name calls of `copy` (a specialised function) use: one per copy."""
+        for emitted, known in self.specialised.items():
+            if known is copy:
+                return emitted
+        emitted = self.fresh(name.id if isinstance(name, gast.Name) else copy.__name__)
+        self.specialised[emitted] = copy
+        return emitted
+
+    def is_view(self, node):
+        """`d.keys()`, `d.values()` or `d.items()` of a dict held now."""
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr in values.VIEWS and not node.args and not node.keywords and \
+            isinstance(node.func.value, (gast.Name, gast.Attribute)) and \
+            getattr(self.container(node.func.value, None), "kind", None) == "dict"
 
     def tuple_count(self, call):
         """How many values a call returns when it returns a tuple of a length known now."""
@@ -479,6 +531,10 @@ class _Scalarize:
     def element(self, node, like):
         """The element `node` (a subscript of a container) reads: an atom or a Container."""
         made = self.container(node.value, like)
+        if made.kind == "record":
+            self.report(node, "a dataclass instance is subscripted",
+                        why="a dataclass has attributes, not items", fix="read p.field")
+            return nodes.constant(0.0)
         if isinstance(node.slice, gast.Slice):
             bounds = [self.integer(b) if b is not None else None
                       for b in (node.slice.lower, node.slice.upper, node.slice.step)]
@@ -525,6 +581,16 @@ class _Scalarize:
 
     def as_value(self, made, node):
         """A container where a value is needed: only where a tuple display can stand."""
+        argument = getattr(made, "argument", None)
+        if argument is not None:
+            kind = "dataclass" if made.kind == "record" else made.kind
+            self.report(node, f"'{argument}' is a {kind} argument, used here as a value",
+                        why="a dict, list, tuple, NamedTuple or dataclass argument is passed "
+                            "as its elements (as JAX passes a pytree), so there is no "
+                            f"{kind} to compute with",
+                        fix="pass an array instead (numpy.asarray(...) before the call), or "
+                            "read its elements here")
+            return node
         self.report(node, f"a {made.kind} is used as a value here",
                     why="s2sad holds each element in a variable of its own; generated code has "
                         "no container to pass",

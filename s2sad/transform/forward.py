@@ -56,7 +56,7 @@ class _Forward:
         self.discard = None
 
     def build(self, function_name, kinds):
-        kinds_module.mark(self.body, *kinds, results=returns.of_call)
+        kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
         aliases.check(self.source, self.body, self.namer.given)
         code = []
         written = activity.written_arrays(self.body)

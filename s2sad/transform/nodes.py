@@ -70,3 +70,11 @@ def negation(flags):
     test = name(flags[0]) if len(flags) == 1 else \
         gast.BoolOp(gast.Or(), [name(f) for f in flags])
     return gast.UnaryOp(gast.Not(), test)
+
+
+def root_name(node):
+    """The name a chain of subscripts and attributes starts from (`p` in `p["a"][0].w`), or
+    None when it starts from something else."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None

@@ -26,6 +26,7 @@ from . import (
     activity,
     checkpoint,
     clogs,
+    container_arguments,
     constants,
     containers,
     desugar,
@@ -78,11 +79,12 @@ STATS = {"transformed": 0, "from index": 0}   # counts, for tests and measuremen
 def forget(functions):
     """Drop what was generated from any of `functions` (their globals or callees changed)."""
     ids = {id(f) for f in functions}
-    for key in [k for k in _done if id(k[0]) in ids]:
+    for key in [k for k in _done if id(container_arguments.original(k[0])) in ids]:
         del _done[key]
 
 
-NO_KINDS = (frozenset(), frozenset(), frozenset())
+# (Python scalars, ints, (array, ndim) pairs, (container parameter, spec) pairs)
+NO_KINDS = (frozenset(), frozenset(), frozenset(), ())
 
 
 def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
@@ -91,6 +93,7 @@ def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
     known lets the adjoint skip shape bookkeeping (`rt.unbroadcast`) and saves. `tidy=False`
     skips the clean-up pass (to see what the templates produced). `check_nan`: check each
     gradient the backward sweeps write, callees' included (nancheck.py)."""
+    kinds = _with_structures(func, kinds)
     key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, check_nan,
            templates.generation())
     if key not in _done:
@@ -125,6 +128,7 @@ def _tuple_return(generated):
 def tangent(func, positions, kinds=NO_KINDS):
     """The generated tangent (forward-mode) function of `func` for tangents of the parameters at
     `positions`; `kinds` as for `adjoint`."""
+    kinds = _with_structures(func, kinds)
     key = (func, func.__code__, "tangent", tuple(positions), kinds, templates.generation())
     if key not in _done:
         _done[key] = _indexed(key, lambda: _tangent(func, tuple(positions), kinds))
@@ -133,10 +137,20 @@ def tangent(func, positions, kinds=NO_KINDS):
 
 def primal(func):
     """A generated copy of `func` that generated code (and Numba) can call."""
-    key = (func, func.__code__, "primal", templates.generation())
+    key = (func, func.__code__, "primal", container_arguments.structures_of(func),
+           templates.generation())
     if key not in _done:
         _done[key] = _indexed(key, lambda: _primal(func))
     return _done[key]
+
+
+def _with_structures(func, kinds):
+    """`kinds` with the structures a specialised copy of a function was made for
+    (container_arguments.py)."""
+    structures = container_arguments.structures_of(func)
+    if not structures:
+        return kinds
+    return tuple(kinds[:3]) + (structures,)
 
 
 def _indexed(key, build):
@@ -190,22 +204,32 @@ def _guarded(key, build):
         _in_progress.discard(key)
 
 
-def _prepare(func):
-    """Parse, then collect every fence and name problem before giving up."""
+def _prepare(func, kinds=NO_KINDS):
+    """Parse, then collect every fence and name problem before giving up. Returns the source,
+    the callees, the external functions, and {parameter: the function's own parameter it is}
+    (a container parameter is one parameter per leaf; `positions` index those)."""
     source = parse.parse_function(func)
     desugar.desugar(source)
     problems = fence.find_problems(source)
     resolution = resolve.resolve(source)
     problems += resolution.diagnostics
+    structures = kinds[3] if len(kinds) > 3 else ()
     if problems:
+        problems += container_arguments.unknown_fields(source, structures)
         problems.sort(key=lambda d: (d.where.line, d.where.col))
         raise UnsupportedError(problems)
     callees = inline.inline(source, resolution.callees)
     inputs = [name for name, _ in constants.inputs(func)]
     constants.attach(source, inputs, {f: [n for n, _ in constants.inputs(f)]
                                       for f in callees.values()})
-    containers.scalarize(source)
-    return source, callees, resolution.externals
+    own = [a.id for a in resolve.parameters(source.tree.args)]
+    leaves, specialised = containers.scalarize(source, structures)
+    if specialised:  # calls passing containers now call copies specialised on them
+        called = {getattr(n, "s2sad_ref", None) for n in gast.walk(source.tree)
+                  if isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)}
+        callees = {name: f for name, f in {**callees, **specialised}.items() if f in called}
+    return source, callees, resolution.externals, {leaf: p for p in own
+                                                    for leaf in leaves.get(p, [p])}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,7 +295,7 @@ def _code_digest(func):
 
 
 def _adjoint(func, positions, kinds, tidy, check_nan):
-    source, callees, externals = _prepare(func)
+    source, callees, externals, owners = _prepare(func, kinds)
     params = [a.id for a in resolve.parameters(source.tree.args)]
     wrt = [params[i] for i in positions]
     namer = Namer(_all_names(source.tree) | RESERVED)
@@ -305,7 +329,7 @@ def _adjoint(func, positions, kinds, tidy, check_nan):
     python_only = _python_only(source, bindings)
     text = _module_text(source, what, bindings, function, python_only)
     suffix = "_checked" if check_nan else ""
-    path = cache.store(f"{func.__name__}__d_{'_'.join(wrt)}{suffix}", text)
+    path = cache.store(f"{func.__name__}__d_{_stem_of(wrt, owners)}{suffix}", text)
     for _, generated in bindings:
         found += [d for d in generated.clogs if d not in found]
     return Generated(path, function.name, text, source, python_only, tuple(found),
@@ -313,7 +337,7 @@ def _adjoint(func, positions, kinds, tidy, check_nan):
 
 
 def _tangent(func, positions, kinds):
-    source, callees, externals = _prepare(func)
+    source, callees, externals, owners = _prepare(func, kinds)
     normalize.strip_hooks(source.tree)  # they run in backward sweeps only
     checkpoint.strip(source.tree)  # forward mode stores nothing: a plain loop
     params = [a.id for a in resolve.parameters(source.tree.args)]
@@ -348,7 +372,7 @@ def _tangent(func, positions, kinds):
     what = f"forward mode w.r.t. {', '.join(wrt)}" if wrt else "forward mode"
     python_only = _python_only(source, bindings)
     text = _module_text(source, what, bindings, function, python_only)
-    path = cache.store(f"{func.__name__}__jvp_{'_'.join(wrt)}", text)
+    path = cache.store(f"{func.__name__}__jvp_{_stem_of(wrt, owners)}", text)
     for _, generated in bindings:
         found += [d for d in generated.clogs if d not in found]
     return Generated(path, function.name, text, source, python_only, tuple(found),
@@ -356,7 +380,7 @@ def _tangent(func, positions, kinds):
 
 
 def _primal(func):
-    source, callees, externals = _prepare(func)
+    source, callees, externals, _ = _prepare(func, _with_structures(func, NO_KINDS))
     normalize.strip_hooks(source.tree)  # they run in backward sweeps only
     checkpoint.strip(source.tree)  # `for i in range(n):`: a checkpoint is a gradient matter
     if _loops_over_displays(source.tree):
@@ -414,6 +438,11 @@ def _module_text(source, what, bindings, function, python_only):
         f"{name} = rt.load(__name__, {_stem(generated)!r}, {generated.function!r})\n"
         for name, generated in bindings)
     return header + links + "\n\n" + emit.function_source(function)
+
+
+def _stem_of(wrt, owners):
+    """The parameters `wrt` names, for a file name (a container's, not its leaves)."""
+    return "_".join(dict.fromkeys(owners.get(name, name) for name in wrt))
 
 
 def _stem(generated):

@@ -55,6 +55,22 @@ def resolve(source):
     return Resolution(resolver.callees, diagnostics, resolver.externals)
 
 
+def unknown_attribute(source, node):
+    """The error for `x.attr` that is neither an array attribute nor a container's field."""
+    supported = ", ".join(f".{m.name}" for m in METHODS.values() if m.attribute)
+    if isinstance(node, gast.Call):
+        return Diagnostic(source.loc(node.func), f"the array method `.{node.func.attr}(...)` is "
+                          "not supported", why="s2sad knows the methods listed in "
+                          "docs/coverage.md, and keys(), values() and items() of a dict "
+                          "argument or a dict made in the function",
+                          fix=f"call a NumPy function instead (numpy.{node.func.attr}(x, ...))")
+    return Diagnostic(source.loc(node), f"the array attribute `.{node.attr}` is not supported",
+                      why=f"s2sad knows {supported}, the shape attributes "
+                          f"({', '.join(sorted(SHAPE_ATTRIBUTES))}) and the fields of "
+                          "NamedTuple and dataclass arguments",
+                      fix="use the NumPy function instead")
+
+
 def local_names(tree):
     """Parameters and every name the function assigns (Python's rule for locals)."""
     names = {arg.id for arg in parameters(tree.args)}
@@ -173,6 +189,10 @@ class _Resolver(gast.NodeTransformer):
         receiver, name = self.visit(node.func.value), node.func.attr
         if name == "append" and isinstance(receiver, gast.Name):
             return node  # a list grown in the function (containers.py)
+        if name in ("keys", "values", "items") and self._local(receiver):
+            node.func.value = receiver
+            node.s2sad_field = True  # of a dict (containers.py reads it, or reports it)
+            return node
         method = METHODS.get(name)
         if method is None or method.attribute:
             self.report(node.func, f"the array method `.{name}(...)` is not supported",
@@ -204,12 +224,17 @@ class _Resolver(gast.NodeTransformer):
         if method is not None and method.attribute:
             return self._as_function(method, [receiver], [], node)
         node.value = receiver
-        supported = ", ".join(f".{m.name}" for m in METHODS.values() if m.attribute)
-        self.report(node, f"the array attribute `.{node.attr}` is not supported",
-                    why=f"s2sad knows {supported} and the shape attributes "
-                        f"({', '.join(sorted(SHAPE_ATTRIBUTES))})",
-                    fix="use the NumPy function instead")
+        if self._local(receiver):
+            node.s2sad_field = True  # of a NamedTuple or dataclass (containers.py reads it,
+            return node              # or reports it with unknown_attribute)
+        self.diagnostics.append(unknown_attribute(self.source, node))
         return node
+
+    def _local(self, node):
+        """A local name, or a subscript or attribute of one: what may hold a container."""
+        while isinstance(node, (gast.Attribute, gast.Subscript)):
+            node = node.value
+        return isinstance(node, gast.Name) and node.id in self.locals
 
     def visit_Name(self, node):
         if not isinstance(node.ctx, gast.Load) or node.id in self.locals:

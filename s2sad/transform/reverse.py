@@ -77,7 +77,7 @@ class _Reverse:
     # ---- pass 1: the backward sweep, with markers ----------------------------------------------
 
     def build(self, adjoint_name, kinds):
-        kinds_module.mark(self.body, *kinds, results=returns.of_call)
+        kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
         aliases.check(self.source, self.body + [self.returned], self.namer.given)
         self._seed_return()
         backward = self._backward_block(self.body)

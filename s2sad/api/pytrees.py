@@ -1,0 +1,213 @@
+"""Containers as arguments (pytrees): a dict with str keys, list, tuple, NamedTuple or dataclass
+instance, nested in each other, with floats, ints or arrays as leaves.
+
+The generated function takes one plain parameter per leaf, named after its path (`params_W1`
+for params["W1"], `layers_0_b` for layers[0].b); its transformation is told each container
+parameter's structure (a `spec`, part of the specialisation key) and holds the container as
+its leaves (transform/containers.py). Around a call, the API flattens the arguments to leaves
+and builds each gradient back into its argument's structure and type:
+
+    spec := leaf name (str) | ("static", value) | (kind, keys, children, fields, type name)
+
+kind is "dict", "list", "tuple" or "record" (a dataclass); `fields` names a NamedTuple's or a
+dataclass's attributes. A str, None or bool in a container is static: a constant of the
+generated code (its value is part of the specialisation key), and the same in the gradient.
+"""
+import dataclasses
+from collections import OrderedDict
+
+import numpy
+
+from s2sad.transform.container_arguments import fresh
+from s2sad.transform.container_values import identifier
+
+KINDS = ("dict", "list", "tuple", "record")
+
+
+def is_container(value):
+    return isinstance(value, (dict, list, tuple)) or \
+        (dataclasses.is_dataclass(value) and not isinstance(value, type))
+
+
+def is_shape(value):
+    """A tuple or list of ints only (a shape, a list of indices): passed as it is."""
+    return isinstance(value, (list, tuple)) and not _fields(value) and \
+        all(isinstance(v, (int, numpy.integer)) and not isinstance(v, bool) for v in value)
+
+
+def _fields(value):
+    fields = getattr(type(value), "_fields", None)
+    return tuple(fields) if isinstance(value, tuple) and isinstance(fields, tuple) else None
+
+
+def children(value):
+    """(kind, keys, child values, fields, type name) of one container."""
+    typename = f"{type(value).__module__}.{type(value).__qualname__}"
+    if isinstance(value, dict):
+        return "dict", tuple(value), tuple(value.values()), (), "dict"
+    if isinstance(value, list):
+        return "list", tuple(range(len(value))), tuple(value), (), "list"
+    if isinstance(value, tuple):
+        fields = _fields(value) or ()
+        return "tuple", tuple(range(len(value))), tuple(value), fields, \
+            typename if fields else "tuple"
+    names = tuple(f.name for f in dataclasses.fields(value))
+    return "record", names, tuple(getattr(value, n) for n in names), names, typename
+
+
+def flatten(value, name, taken, problems, convert):
+    """(spec, [(leaf name, leaf value)]) of an argument; leaf names avoid `taken` (and are
+    added to it). `convert(leaf, path)` checks and converts each leaf, appending to `problems`
+    what is wrong with it."""
+    leaves = []
+
+    def walk(item, path, base):
+        if is_static(item):
+            return STATIC, item  # a constant of the generated code (part of the key)
+        if not is_container(item):
+            leaf = fresh(base, taken)
+            leaves.append((leaf, convert(item, path)))
+            return leaf
+        kind, keys, items, fields, typename = children(item)
+        bad = [k for k in keys if kind == "dict" and not isinstance(k, str)]
+        if bad:
+            problems.append((path, f"has the key {bad[0]!r}; dict keys must be strings"))
+            keys, items = (), ()
+        labels = fields or keys  # a NamedTuple's leaves are named after its fields
+        parts = tuple(walk(child, path + (step(kind, key, fields),),
+                           f"{base}_{identifier(label) or '_'}")
+                      for key, label, child in zip(keys, labels, items))
+        return kind, keys, parts, fields, typename
+
+    spec = walk(value, (), name)
+    return spec, leaves
+
+
+def leaf_values(value, spec, path=()):
+    """The leaves of `value` in the order of `spec`, or raise ValueError naming the first
+    place where its structure differs."""
+    if is_static_spec(spec):
+        return []
+    if isinstance(spec, str):
+        if is_container(value):
+            raise ValueError(f"{''.join(path) or 'it'} is a {type(value).__name__} where the "
+                             "argument has a number or an array")
+        return [value]
+    kind, keys, parts, fields, typename = spec
+    if not is_container(value) or children(value)[0] != kind:
+        raise ValueError(f"{''.join(path) or 'it'} is a {type(value).__name__} where the "
+                         f"argument has a {typename}")
+    _, their_keys, items, _, _ = children(value)
+    if tuple(their_keys) != tuple(keys):
+        what = "keys" if kind in ("dict", "record") else "length"
+        theirs, ours = (list(their_keys), list(keys)) if what == "keys" else \
+            (len(their_keys), len(keys))
+        raise ValueError(f"{''.join(path) or 'it'} has {what} {theirs} where the argument has "
+                         f"{ours}")
+    out = []
+    for key, item, part in zip(keys, items, parts):
+        out += leaf_values(item, part, path + (step(kind, key, fields),))
+    return out
+
+
+def rebuild(like, leaves):
+    """A container shaped and typed like `like` holding the next values of the iterator
+    `leaves` (a leaf of `like` takes one)."""
+    if is_static(like):
+        return like  # a str, None or bool: the same in the gradient
+    if not is_container(like):
+        return next(leaves)
+    kind, keys, items, fields, _ = children(like)
+    built = [rebuild(item, leaves) for item in items]
+    if kind == "dict":
+        return type(like)(zip(keys, built)) if type(like) in (dict, OrderedDict) else \
+            dict(zip(keys, built))
+    if kind == "list":
+        return built
+    if kind == "tuple":
+        return type(like)(*built) if fields else tuple(built)
+    return _record_like(like, dict(zip(keys, built)))
+
+
+def _record_like(like, values):
+    """A copy of the dataclass instance `like` with its fields set to `values` (frozen ones
+    and those outside __init__ included)."""
+    made = object.__new__(type(like))
+    if hasattr(like, "__dict__"):
+        made.__dict__.update(like.__dict__)
+    for key, value in values.items():
+        object.__setattr__(made, key, value)
+    return made
+
+
+def leaf_names(spec):
+    if is_static_spec(spec):
+        return []
+    if isinstance(spec, str):
+        return [spec]
+    return [name for part in spec[2] for name in leaf_names(part)]
+
+
+STATIC = "static"
+
+
+def is_static(value):
+    """A leaf that is no number: a str, None or a bool, inlined as a constant."""
+    return value is None or isinstance(value, (str, bytes, bool, numpy.bool_))
+
+
+def is_static_spec(spec):
+    return isinstance(spec, tuple) and len(spec) == 2 and spec[0] == STATIC
+
+
+def step(kind, key, fields=()):
+    """One step of a path as Python spells it: `['W1']`, `[0]`, `.b`."""
+    if fields:
+        return f".{fields[key] if isinstance(key, int) else key}"
+    return f"[{key!r}]"
+
+
+class Layout:
+    """How one call's arguments are flattened: the generated function's parameter names (one
+    per leaf), the container parameters' specs (part of the specialisation key), and for each
+    differentiated parameter the span of its leaves and its value (to build its gradient
+    back into the same structure)."""
+
+    def __init__(self, names, structures, spans, originals, positions):
+        self.names, self.structures = names, structures
+        self.spans = [spans[i] for i in positions]
+        self.likes = [originals[i] for i in positions]
+        self.positions = [k for i in positions for k in range(*spans[i])]
+        self.plain = not structures
+
+    def gather(self, grads):
+        """Per differentiated parameter: its leaves' gradients, in its structure."""
+        if self.plain:
+            return list(grads)
+        out, k = [], 0
+        for (start, stop), like in zip(self.spans, self.likes):
+            part = grads[k:k + stop - start]
+            k += stop - start
+            out.append(rebuild(like, iter(part)) if is_container(like) else part[0])
+        return out
+
+    def split(self, given, what):
+        """Per differentiated parameter, `given` (a tangent, a vector: one per parameter,
+        shaped like it) as leaves, checked against its structure; raises ValueError naming
+        `what` and the first difference."""
+        leaves = []
+        for value, like, (start, stop) in zip(given, self.likes, self.spans):
+            if not is_container(like):
+                leaves.append(value)
+                continue
+            spec, _ = flatten(like, "", set(), [], lambda leaf, path: leaf)
+            try:
+                leaves += leaf_values(value, spec)
+            except ValueError as exc:
+                raise ValueError(f"{what}: {exc}") from None
+        return leaves
+
+
+def plain_layout(names, values, positions):
+    spans = [(k, k + 1) for k in range(len(values))]
+    return Layout(list(names), (), spans, values, positions)
