@@ -47,6 +47,17 @@ def module_in_loop(w, x):
     return np.sum(y)
 
 
+def table_callee(x, scale=2.0):
+    y = W0 @ x
+    if scale > 1.0:  # (a branch: not inlined, a call of its own generated code)
+        y = y * scale
+    return np.sum(np.sin(y)) + np.sum(BIAS)
+
+
+def module_in_called_function(x):
+    return table_callee(x) * table_callee(2.0 * x, 0.5)
+
+
 def _vec4(rng):
     return (rng.normal(size=4),)
 
@@ -54,6 +65,7 @@ def _vec4(rng):
 CASES = [
     (module_matrix, _vec4, 0),
     (module_in_callee, _vec4, 0),
+    (module_in_called_function, _vec4, 0),
     (module_stencil, lambda rng: (rng.normal(size=7),), 0),
     (module_index_table, lambda rng: (rng.normal(size=3),), 0),
     (module_in_loop, lambda rng: (rng.uniform(0.1, 0.5), rng.normal(size=4)), (0, 1)),

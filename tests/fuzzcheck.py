@@ -189,11 +189,11 @@ class Reference:
         margin = self.probes.margin()
         if margin < MARGIN:
             raise Rejected(f"an input is {margin:.1e} from a kink or threshold")
-        if not all(np.all(np.abs(g) <= BOUND) for g in self.grads):
+        if not all(np.all(np.abs(leaf) <= BOUND) for g in self.grads for leaf in tree_leaves(g)):
             raise Rejected("gradient out of range")
 
     def call(self, args):
-        args = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+        args = [tree_map(np.copy, a) for a in args]
         self.probes.start()
         try:
             with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
@@ -210,16 +210,26 @@ class Reference:
         return float(value)
 
     def finite_difference(self, position, step=FD_STEP, fourth_order=False):
-        x = self.program.args[position]
+        """Of a float or an array argument; of a container, a list per leaf."""
+        tree = self.program.args[position]
+        if is_tree(tree):
+            return [self._leaf_difference(position, k, step, fourth_order)
+                    for k in range(len(tree_leaves(tree)))]
+        return self._leaf_difference(position, None, step, fourth_order)
+
+    def _leaf_difference(self, position, leaf, step, fourth_order):
+        tree = self.program.args[position]
+        x = tree if leaf is None else tree_leaves(tree)[leaf]
         grad = np.zeros(np.shape(x))
         for index in np.ndindex(grad.shape):
             def at(delta):
                 args = list(self.program.args)
                 if np.ndim(x) == 0:
-                    args[position] = x + delta
+                    moved = x + delta
                 else:
-                    args[position] = np.array(x, float)
-                    args[position][index] += delta
+                    moved = np.array(x, float)
+                    moved[index] += delta
+                args[position] = moved if leaf is None else tree_with_leaf(tree, leaf, moved)
                 return self.call(args)
             if fourth_order:
                 grad[index] = (8 * (at(step) - at(-step)) - at(2 * step) + at(-2 * step)) \
@@ -250,7 +260,60 @@ def load(program):
     return module.f
 
 
+def is_tree(value):
+    return isinstance(value, (dict, list, tuple))
+
+
+def tree_leaves(value):
+    """The floats and arrays of a dict, list or tuple (nested), in order; [value] for a leaf."""
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in tree_leaves(v)]
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in tree_leaves(v)]
+    return [value]
+
+
+def tree_map(fn, value):
+    if isinstance(value, dict):
+        return {k: tree_map(fn, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(tree_map(fn, v) for v in value)
+    return fn(value) if isinstance(value, np.ndarray) else value
+
+
+def tree_with_leaf(value, leaf, new):
+    """`value` with its leaf number `leaf` replaced by `new`."""
+    return rebuilt(value, iter([new if k == leaf else x
+                                for k, x in enumerate(tree_leaves(value))]))
+
+
+def rebuilt(like, leaves):
+    """A container shaped like `like` holding the next values of the iterator `leaves`."""
+    if isinstance(like, dict):
+        return {k: rebuilt(v, leaves) for k, v in like.items()}
+    if isinstance(like, (list, tuple)):
+        return type(like)(rebuilt(v, leaves) for v in like)
+    return next(leaves)
+
+
+def same_tree(a, b):
+    """Same structure (types, keys, lengths) and equal leaves."""
+    if is_tree(a) or is_tree(b):
+        return type(a) is type(b) and len(a) == len(b) and \
+            (not isinstance(a, dict) or list(a) == list(b)) and \
+            all(same_tree(x, y) for x, y in zip(a.values() if isinstance(a, dict) else a,
+                                                 b.values() if isinstance(b, dict) else b))
+    return np.array_equal(a, b)
+
+
 def relative_error(computed, expected):
+    if is_tree(computed) or is_tree(expected):
+        if not (is_tree(computed) and is_tree(expected)):
+            return math.inf
+        pairs = list(zip(tree_leaves(computed), tree_leaves(expected)))
+        if len(pairs) != len(tree_leaves(expected)):
+            return math.inf
+        return max([relative_error(c, e) for c, e in pairs], default=0.0)
     computed, expected = np.asarray(computed, float), np.asarray(expected, float)
     if computed.shape != expected.shape:
         return math.inf
@@ -284,7 +347,7 @@ def check(program, jit=True, forward=True):
 
 
 def _gradient(program, f, jit):
-    args = [np.copy(a) if isinstance(a, np.ndarray) else a for a in program.args]
+    args = [tree_map(np.copy, a) for a in program.args]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", s2sad.ZeroGradientWarning)  # an unused parameter
@@ -302,20 +365,29 @@ def _gradient(program, f, jit):
         if issubclass(warning.category, s2sad.S2sadWarning):
             raise Unsupported(f"{warning.category.__name__}: {warning.message}\n{program!r}")
     for a, original in zip(args, program.args):
-        if not np.array_equal(a, original):
+        if not same_tree(a, original):
             raise BadResult(f"the gradient call modified an argument\n{program!r}")
     for position, g in zip(program.wrt, grads):
         x = program.args[position]
-        if (np.ndim(x) == 0) != isinstance(g, float) or np.shape(g) != np.shape(x):
-            raise BadResult(f"d/d{_name(f, position)} is {type(g).__name__} of shape "
-                            f"{np.shape(g)}, the input {np.shape(x)}\n{program!r}")
+        if is_tree(x) != is_tree(g) or (is_tree(x) and (type(g) is not type(x) or
+                                                         len(g) != len(x))):
+            raise BadResult(f"d/d{_name(f, position)} is {g!r}, the input {x!r}\n{program!r}")
+        for x_leaf, g_leaf in zip(tree_leaves(x), tree_leaves(g)):
+            if (np.ndim(x_leaf) == 0) != isinstance(g_leaf, float) or \
+                    np.shape(g_leaf) != np.shape(x_leaf):
+                raise BadResult(f"d/d{_name(f, position)} has {type(g_leaf).__name__} of "
+                                f"shape {np.shape(g_leaf)}, the input {np.shape(x_leaf)}\n"
+                                f"{program!r}")
     return grads
 
 
 def _check_forward(program, f, reference, grads):
     rng = np.random.default_rng(int(hashlib.sha256(program.source.encode()).hexdigest()[:8], 16))
-    tangents = [float(rng.uniform(-1, 1)) if np.ndim(program.args[k]) == 0 else
-                rng.uniform(-1, 1, np.shape(program.args[k])) for k in program.wrt]
+    def direction(x):
+        if is_tree(x):
+            return rebuilt(x, iter([direction(leaf) for leaf in tree_leaves(x)]))
+        return float(rng.uniform(-1, 1)) if np.ndim(x) == 0 else rng.uniform(-1, 1, np.shape(x))
+    tangents = [direction(program.args[k]) for k in program.wrt]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", s2sad.ZeroGradientWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -325,7 +397,8 @@ def _check_forward(program, f, reference, grads):
             raise Unsupported(f"forward mode: {type(exc).__name__}: {exc}\n{program!r}") from exc
         except Exception as exc:
             raise Crash(f"forward mode: {type(exc).__name__}: {exc}\n{program!r}") from exc
-    expected = sum(float(np.sum(g * t)) for g, t in zip(grads, tangents))
+    expected = sum(float(np.sum(g * t)) for grad, tangent in zip(grads, tangents)
+                   for g, t in zip(tree_leaves(grad), tree_leaves(tangent)))
     if relative_error(value, reference.value) > FORWARD_TOLERANCE:
         raise ForwardMismatch(_report(program, "jvp value", value, reference.value,
                                       relative_error(value, reference.value)))

@@ -7,7 +7,10 @@ calls, `**` with float exponents, reductions and products; branches on data, `fo
 ranges, rows and tuples, `while` with a counter, `break`/`continue`, `for ... else`, early
 returns; subscript reads and writes (ints, loop variables, slices, 2-D, integer arrays); calls
 to the helpers, by position and keyword, some returning tuples (the expressions are written by
-fuzzexpr.py). Every draw shrinks towards its simplest choice (0), and each statement and each
+fuzzexpr.py); a module-level array read by f and the helpers, a dict, list or tuple parameter
+whose leaves are read by subscript, `sum` over generator expressions and `np.sum` over list
+comprehensions, and nested `def`s and `lambda`s over the enclosing names (issue 17). Every
+draw shrinks towards its simplest choice (0), and each statement and each
 expression is a span the shrinker can delete or replace by a part of it, so hypothesis shrinks a
 failing program to a few lines.
 
@@ -61,8 +64,18 @@ class Program:
 
 def args_source(args):
     """Python source that rebuilds `args` exactly (repr of a float round-trips)."""
-    parts = [f"np.array({a.tolist()!r})" if hasattr(a, "shape") else repr(a) for a in args]
+    parts = [value_source(a) for a in args]
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def value_source(value):
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {value_source(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(value_source(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else \
+            f"({inner}{',' if len(value) == 1 else ''})"
+    return f"np.array({value.tolist()!r})" if hasattr(value, "shape") else repr(value)
 
 
 @st.composite
@@ -73,17 +86,27 @@ def programs(draw, statements=(1, 8), helpers=(0, 3)):
     choose, span = draws.choose, draws.span
     constants = [f"C{k}" for k in range(choose(0, 2))]
     defined, texts = [], [f"C{k} = {choose(1, 20) / 10!r}" for k in range(len(constants))]
+    tables = []   # module-level arrays: read by f and the helpers, never written
+    for k in range(choose(0, 1)):
+        shape = SHAPES[choose(1, 3)]
+        values = [choose(-150, 150) / 100 for _ in range(int(_size(shape)))]
+        tables.append(Var(f"K{k}", shape, owned=False))
+        texts.append(f"K{k} = np.array({_array(values, shape).tolist()!r})")
     for k in range(choose(*helpers)):
-        helper, text = span(lambda: _helper(choose, span, k, defined, constants))
+        helper, text = span(lambda: _helper(choose, span, k, defined, constants, tables))
         defined.append(helper)
         texts.append(text)
-    params, args, wrt = [], [], []
+    params, args, wrt, leaves = [], [], [], []
     for shape in [SHAPES[choose(0, 3)] for _ in range(choose(1, 4))]:
         used = sum(1 for p in params if p.shape == shape)
         name = PARAM_NAMES[shape][used] if used < len(PARAM_NAMES[shape]) else f"x{len(params)}"
         params.append(Var(name, shape, holds=name))
         values = [choose(-150, 150) / 100 for _ in range(int(_size(shape)))]
         args.append(values[0] if shape == () else _array(values, shape))
+    if choose(0, 2) == 0:  # a container parameter (a pytree): its leaves are read by subscript
+        container, leaves = _container(choose)
+        params.append(Var("P", "container"))
+        args.append(container)
     wrt = [k for k in range(len(params)) if len(params) == 1 or choose(0, 4)]
     if choose(0, 2) == 0:
         params.append(Var("n", None, values=(choose(0, 4),)))
@@ -91,7 +114,9 @@ def programs(draw, statements=(1, 8), helpers=(0, 3)):
     builder = Builder(choose, span, defined, returns=((),))
     builder.constants = constants
     for p in params:
-        builder.scope[p.name] = p
+        if p.shape != "container":
+            builder.scope[p.name] = p
+    builder.read_only(tables + leaves)
     builder.fixed.add("n")
     builder.block(*statements)
     builder.emit(f"return {builder.return_value()}")
@@ -100,7 +125,21 @@ def programs(draw, statements=(1, 8), helpers=(0, 3)):
     return Program(source, tuple(args), tuple(wrt or [0]))
 
 
-def _helper(choose, span, k, defined, constants):
+def _container(choose):
+    """A dict, list or tuple of one to three floats and arrays, and the Vars that read its
+    leaves (`P['a']`, `P[1]`)."""
+    kind = choose(0, 2)
+    shapes = [SHAPES[choose(0, 3)] for _ in range(choose(1, 3))]
+    items = []
+    for shape in shapes:
+        values = [choose(-150, 150) / 100 for _ in range(int(_size(shape)))]
+        items.append(values[0] if shape == () else _array(values, shape))
+    keys = ["a", "b", "c"][:len(items)] if kind == 0 else list(range(len(items)))
+    container = dict(zip(keys, items)) if kind == 0 else items if kind == 1 else tuple(items)
+    return container, [Var(f"P[{key!r}]", shape, owned=False) for key, shape in zip(keys, shapes)]
+
+
+def _helper(choose, span, k, defined, constants, tables=()):
     """A helper `h<k>` (it may call the helpers before it) and its source."""
     if choose(0, 3) == 0:
         return _recursive_helper(choose, span, k, defined, constants)
@@ -109,6 +148,7 @@ def _helper(choose, span, k, defined, constants):
                                                             SHAPES[choose(0, 3)])
     builder = Builder(choose, span, defined, returns=returns)
     builder.constants = constants
+    builder.read_only(tables)
     for name, shape in params:
         builder.scope[name] = Var(name, shape, owned=False)   # never written in place
     builder.names = 10 * (k + 1)
@@ -198,8 +238,15 @@ class Builder(Expressions):
             if not self.span(lambda: one(k)):
                 break
 
+    def read_only(self, variables):
+        """Values that are read, never rebound nor written: module arrays, container leaves."""
+        for v in variables:
+            self.scope[v.name] = v
+            self.fixed.add(v.name)
+            self.frozen.add(v.name)
+
     def statement(self):
-        kind = self.choose(0, 11)
+        kind = self.choose(0, 13)
         nested = self.depth < MAX_DEPTH
         if kind == 1 and self.rebindable():
             v = self.pick(self.rebindable())
@@ -228,6 +275,10 @@ class Builder(Expressions):
             return self.allocate()
         if kind == 11 and self.depth > 0:
             return self.under_if(f"return {self.return_value()}")
+        if kind == 12:
+            return self.comprehension()
+        if kind == 13:
+            return self.closure()
         shape = self.pick(SHAPES)
         self.assign(self.fresh(), shape, self.expr(shape))
 
@@ -288,6 +339,46 @@ class Builder(Expressions):
         self.emit(f"{', '.join(names)} = {self.call(helper, 1)}")
         for name, shape in zip(names, helper.returns):
             self.scope[name] = Var(name, shape)
+
+    def comprehension(self):
+        """`v = sum(<scalar of e> for e in <vector>)`, over a range with an `if`, or
+        `np.sum([<array of e> ...])`: the loop variable is in scope only inside."""
+        name, element = self.fresh(), self.fresh("e")
+        vectors = [v for v in self.floats() if v.shape in SIZE]
+        if vectors and self.choose(0, 2):
+            iterable, inner = self.pick(vectors).name, Var(element, (), owned=False)
+        else:
+            stop, value = self.int_expr()
+            iterable, inner = f"range({stop})", Var(element, None, values=tuple(range(value))
+                                                     or (0,))
+        shape = () if self.choose(0, 2) else self.pick(SHAPES[1:])
+        saved = dict(self.scope), set(self.fixed), set(self.frozen)
+        self.read_only([inner])
+        body = strip(self.expr(shape, 1))
+        condition = f" if {self.condition(0)}" if self.choose(0, 3) == 0 else ""
+        self.scope, self.fixed, self.frozen = saved
+        if shape == ():
+            self.emit(f"{name} = sum({body} for {element} in {iterable}{condition})")
+        else:
+            self.emit(f"{name} = np.sum([{body} for {element} in {iterable}{condition}])")
+        self.scope[name] = Var(name, ())
+
+    def closure(self):
+        """A nested `def` or a `lambda` over a parameter and the enclosing names, called twice
+        (desugar.py puts it in place at each call)."""
+        func, param = self.fresh("g"), self.fresh("t")
+        shape, result = self.pick(SHAPES), self.pick(SHAPES)
+        saved = dict(self.scope), set(self.fixed), set(self.frozen)
+        self.read_only([Var(param, shape, owned=False)])
+        body = strip(self.expr(result, 1))
+        self.scope, self.fixed, self.frozen = saved
+        if self.choose(0, 1):
+            self.emit(f"{func} = lambda {param}: {body}  # noqa: E731")
+        else:
+            self.emit(f"def {func}({param}):")
+            self.emit(f"    return {body}")
+        a, b = strip(self.expr(shape, 1)), strip(self.expr(shape, 1))
+        self.assign(self.fresh(), result, f"{func}({a}) + {func}({b})")
 
     def under_if(self, line):
         self.emit(f"if {self.condition()}:")

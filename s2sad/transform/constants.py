@@ -16,13 +16,14 @@ parameters of its caller too, which passes them on:
 Numbers and bools stay inlined (resolve.py): they are compile-time constants, and rebinding
 one transforms again.
 """
+import inspect
 import types
 
 import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
-from . import nodes, parse
+from . import container_arguments, nodes, parse, template
 from .resolve import code_names, is_constant_array, is_user_function
 
 
@@ -89,7 +90,9 @@ def _cell_reader(cell):
 
 def attach(source, names, callee_inputs):
     """Make `names` parameters of `source.tree` (after its own) and pass each remaining call of
-    a user function the constants that callee reads (`callee_inputs`: function -> names)."""
+    a user function the constants that callee reads (`callee_inputs`: function -> names), after
+    its other arguments, all by position. Returns {function: the copy its calls now name, whose
+    signature takes them}."""
     tree = source.tree
     assigned = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Store)}
@@ -119,10 +122,39 @@ def attach(source, names, callee_inputs):
             args.kw_defaults.append(None)
         else:
             args.args.append(param)
+    if names:  # the defaults would shift onto the constants: every call passes every argument
+        args.defaults = []
+    copies = {}
     for call in gast.walk(tree):
         if isinstance(call, gast.Call) and getattr(call, "s2sad_user", False):
-            call.args.extend(gast.copy_location(nodes.name(n), call)
-                             for n in callee_inputs.get(call.s2sad_ref, ()))
+            passed = callee_inputs.get(call.s2sad_ref, ())
+            if not passed:
+                continue
+            try:  # every argument by position, defaults filled in, then the constants
+                call.args = template.bind_positional(call)
+            except TypeError:
+                continue  # a bad call: reported where it is differentiated
+            call.keywords = []
+            call.args += [gast.copy_location(nodes.name(n), call) for n in passed]
+            copies[call.s2sad_ref] = taking_constants(call.s2sad_ref, passed)
+            call.s2sad_ref = copies[call.s2sad_ref]
+    return copies
+
+
+_copies = {}  # (function, constants) -> a copy whose signature takes them
+
+
+def taking_constants(func, names):
+    """`func` as its generated code is called: every parameter by position (its defaults
+    filled in by the caller), then its constants."""
+    key = (func, func.__code__, tuple(names))
+    if key not in _copies:
+        positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        own = [p.replace(default=p.empty, kind=positional)
+               for p in inspect.signature(func).parameters.values()]
+        _copies[key] = container_arguments.copy_function(
+            func, own + [inspect.Parameter(n, positional) for n in names])
+    return _copies[key]
 
 
 def _root(node):

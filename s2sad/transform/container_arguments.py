@@ -103,11 +103,6 @@ def specialised(func, structures):
     key = (func, func.__code__, structures)
     copy = _copies.get(key)
     if copy is None:
-        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
-                                  func.__defaults__, func.__closure__)
-        copy.__kwdefaults__ = func.__kwdefaults__
-        copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
-        copy.s2sad_structures, copy.s2sad_original = structures, func
         specs = dict(structures)
         parameters = []
         for parameter in inspect.signature(func).parameters.values():
@@ -116,9 +111,23 @@ def specialised(func, structures):
                 continue
             parameters += [inspect.Parameter(leaf, parameter.kind)
                            for leaf in values.leaf_names(specs[parameter.name])]
-        parameters = _defaults_at_the_end(parameters)
-        copy.__signature__ = inspect.Signature(parameters)
-        _copies[key] = copy
+        copy = _copies[key] = copy_function(func, _defaults_at_the_end(parameters),
+                                            s2sad_structures=structures)
+    return copy
+
+
+def copy_function(func, parameters, **attributes):
+    """A copy of `func` (same code, globals and closure: the same source to transform) whose
+    signature, for the stages that bind calls of it, has these `parameters`."""
+    copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
+                              func.__defaults__, func.__closure__)
+    copy.__kwdefaults__ = func.__kwdefaults__
+    copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
+    copy.__signature__ = inspect.Signature(parameters)
+    copy.s2sad_original = original(func)
+    copy.s2sad_structures = structures_of(func)
+    for name, value in attributes.items():
+        setattr(copy, name, value)
     return copy
 
 

@@ -205,6 +205,15 @@ def view(made, method):
     return Container("list", range(len(items)), items)
 
 
+def same_container(a, b):
+    """The same kind, keys and elements (names compared by name: branches copy containers)."""
+    if not isinstance(a, Container) or not isinstance(b, Container):
+        return False
+    return a.kind == b.kind and list(a.keys) == list(b.keys) and all(
+        same_container(x, y) if isinstance(x, Container) else same(x, y)
+        for x, y in zip(a.items, b.items))
+
+
 def same(a, b):
     if isinstance(a, gast.Name) and isinstance(b, gast.Name):
         return a.id == b.id
@@ -244,3 +253,29 @@ def interesting(node):
         return (isinstance(target, gast.Name) and isinstance(value, gast.Tuple)) or \
             (isinstance(target, gast.Tuple) and isinstance(value, gast.Name))
     return isinstance(node, gast.Expr) and is_append(node)
+
+
+def merged(owner, node, name, one, other):
+    """After an `if`: a container both branches hold in the same shape, its differing elements
+    assigned to one new name in each branch (`owner`: containers._Scalarize)."""
+    if one.kind != other.kind or one.keys != other.keys:
+        owner.report(node, f"'{name}' holds containers of different shapes after this `if`",
+                     why="each element is a variable of its own, chosen now",
+                     fix="give it the same elements in both branches")
+        return None
+    items = []
+    for key, a, b in zip(one.keys, one.items, other.items):
+        if isinstance(a, Container) and isinstance(b, Container):
+            items.append(merged(owner, node, name, a, b))
+        elif same(a, b):
+            items.append(a)
+        elif isinstance(a, Container) or isinstance(b, Container):
+            owner.report(node, f"'{name}' holds different kinds of elements after this `if`")
+            items.append(a)
+        else:
+            joined = owner.fresh(f"{name}_{identifier(key)}")
+            node.body.append(gast.copy_location(nodes.assign(joined, nodes.clone(a)), node))
+            node.orelse.append(gast.copy_location(nodes.assign(joined, nodes.clone(b)),
+                                                  node))
+            items.append(nodes.name(joined))
+    return Container(one.kind, one.keys, items)

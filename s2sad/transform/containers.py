@@ -283,7 +283,7 @@ class _Scalarize:
                 [gast.Constant(k, None) for k in held.keys]
             return self.unrolled(node, values)
         trips = self.static_range(iterable)
-        if trips is not None and self.touches(node):
+        if trips is not None and self.touches(node) and not _exits(node):
             return self.unrolled(node, [gast.Constant(k, None) for k in trips])
         self.opaque_loop(node)
 
@@ -293,8 +293,7 @@ class _Scalarize:
                    isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in gast.walk(s))
 
     def unrolled(self, node, values):
-        if any(isinstance(n, (gast.Break, gast.Continue)) for s in node.body
-               for n in gast.walk(s)) or node.orelse:
+        if _exits(node):
             self.report(node, "a loop over a container with `break`, `continue` or `else`",
                         why="s2sad unrolls it: one copy of the body per element",
                         fix="use an `if` around the rest of the body instead")
@@ -334,15 +333,13 @@ class _Scalarize:
                 n.id for s in node.body for n in gast.walk(s)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}:
             self.known.pop(name, None)
-        before = {name: (made, list(made.keys), list(made.items))
-                  for name, made in self.held.items()}
+        before = {name: values.copy(made) for name, made in self.held.items()}
         self.loops += 1
         node.body = self.block(node.body)
         node.orelse = self.block(node.orelse)
         self.loops -= 1
-        changed = [name for name, (made, keys, items) in before.items()
-                   if self.held.get(name) is not made or made.keys != keys or
-                   any(a is not b for a, b in zip(made.items, items))]
+        changed = [name for name, made in before.items()
+                   if not values.same_container(self.held.get(name), made)]
         if changed:
             self.report(node, f"'{changed[0]}' (a container) changes in a loop s2sad does not "
                         "unroll", why="each element is a variable of its own, chosen now",
@@ -378,32 +375,9 @@ class _Scalarize:
             other = second[0].get(name)
             if other is None:
                 continue
-            merged = self.merged(node, name, one, other)
+            merged = values.merged(self, node, name, one, other)
             if merged is not None:
                 self.held[name] = merged
-
-    def merged(self, node, name, one, other):
-        if one.kind != other.kind or one.keys != other.keys:
-            self.report(node, f"'{name}' holds containers of different shapes after this `if`",
-                        why="each element is a variable of its own, chosen now",
-                        fix="give it the same elements in both branches")
-            return None
-        items = []
-        for key, a, b in zip(one.keys, one.items, other.items):
-            if isinstance(a, values.Container) and isinstance(b, values.Container):
-                items.append(self.merged(node, name, a, b))
-            elif values.same(a, b):
-                items.append(a)
-            elif isinstance(a, values.Container) or isinstance(b, values.Container):
-                self.report(node, f"'{name}' holds different kinds of elements after this `if`")
-                items.append(a)
-            else:
-                joined = self.fresh(f"{name}_{values.identifier(key)}")
-                node.body.append(gast.copy_location(nodes.assign(joined, nodes.clone(a)), node))
-                node.orelse.append(gast.copy_location(nodes.assign(joined, nodes.clone(b)),
-                                                      node))
-                items.append(nodes.name(joined))
-        return values.Container(one.kind, one.keys, items)
 
     def static_range(self, iterable):
         """The values of `range(...)` with arguments known now, else None."""
@@ -490,9 +464,7 @@ class _Scalarize:
     def user_call(self, call, like):
         """A call of a function of yours passing containers, rewritten to pass their leaves;
         None when it passes none."""
-        if not any(nodes.root_name(a) in self.held or isinstance(a, (gast.Tuple, gast.List,
-                                                                     gast.Dict))
-                   for a in call.args):
+        if not any(nodes.root_name(a) in self.held or values.makes(a) for a in call.args):
             return None
         return arguments.pass_leaves(self, call, like)
 
@@ -598,3 +570,7 @@ class _Scalarize:
         return node
 
 
+def _exits(loop):
+    """A `break`, `continue` or `else` of this loop: it cannot be unrolled."""
+    return bool(loop.orelse) or any(isinstance(n, (gast.Break, gast.Continue))
+                                    for s in loop.body for n in gast.walk(s))

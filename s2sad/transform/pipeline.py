@@ -220,8 +220,9 @@ def _prepare(func, kinds=NO_KINDS):
         raise UnsupportedError(problems)
     callees = inline.inline(source, resolution.callees)
     inputs = [name for name, _ in constants.inputs(func)]
-    constants.attach(source, inputs, {f: [n for n, _ in constants.inputs(f)]
-                                      for f in callees.values()})
+    copies = constants.attach(source, inputs, {f: [n for n, _ in constants.inputs(f)]
+                                               for f in callees.values()})
+    callees = {name: copies.get(f, f) for name, f in callees.items()}
     own = [a.id for a in resolve.parameters(source.tree.args)]
     leaves, specialised = containers.scalarize(source, structures)
     if specialised:  # calls passing containers now call copies specialised on them

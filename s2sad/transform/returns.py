@@ -9,6 +9,8 @@ The callee is read, resolved and put in A-normal form like the function itself (
 generated), and its body marked with the kinds of the call's arguments. Whatever cannot be
 worked out (a callee s2sad refuses, recursion, keyword arguments) is unknown.
 """
+import inspect
+
 import gast
 
 from s2sad.errors import S2sadError
@@ -31,6 +33,7 @@ def of_call(call, statement):
         names = [a.id for a in resolve.parameters(parse.parse_function(func).tree.args)]
     except S2sadError:
         return UNKNOWN
+    names += [n for n in inspect.signature(func).parameters][len(names):]  # its constants
     if len(call.args) != len(names):
         return UNKNOWN
     return result_kind(func, kinds.of_call(names, call.args, statement))
