@@ -58,6 +58,28 @@ def module_in_called_function(x):
     return table_callee(x) * table_callee(2.0 * x, 0.5)
 
 
+LAYERS = (W0, np.linspace(0.5, -0.5, 6).reshape(2, 3))
+TABLE = {"w": np.array([1.0, 2.0]), "k": 3.0}
+SCALES = [1.5, 0.5]
+
+
+def module_containers(x):
+    h = x
+    for W in LAYERS:
+        h = np.tanh(W @ h)
+    return np.sum(h * TABLE["w"]) * SCALES[0] + TABLE["k"] * sum(SCALES)
+
+
+def last_layer(h):
+    if h[0] > -5.0:  # (a branch: not inlined)
+        h = np.sin(LAYERS[-1] @ h)
+    return np.sum(h)
+
+
+def module_container_in_callee(x):
+    return last_layer(np.tanh(W0 @ x)) * 2.0
+
+
 def _vec4(rng):
     return (rng.normal(size=4),)
 
@@ -66,6 +88,8 @@ CASES = [
     (module_matrix, _vec4, 0),
     (module_in_callee, _vec4, 0),
     (module_in_called_function, _vec4, 0),
+    (module_containers, _vec4, 0),
+    (module_container_in_callee, _vec4, 0),
     (module_stencil, lambda rng: (rng.normal(size=7),), 0),
     (module_index_table, lambda rng: (rng.normal(size=3),), 0),
     (module_in_loop, lambda rng: (rng.uniform(0.1, 0.5), rng.normal(size=4)), (0, 1)),

@@ -45,6 +45,47 @@ def test_rebinding_and_writing_are_seen_without_transforming_again(jit):
         GAIN = saved
 
 
+PAIR = (np.array([1.0, 2.0, 3.0]), 0.5)
+
+
+def paired(x):
+    weights, offset = PAIR
+    return np.sum(np.sin(weights * x)) + offset * np.sum(x)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_module_tuple_is_read_at_every_call_and_its_structure_is_the_key(jit):
+    global PAIR
+    df = s2sad.grad(paired, jit=jit)
+    saved = PAIR
+    try:
+        assert_close(df(X3), finite_difference(paired, [X3], 0))
+        transformed = pipeline.STATS["transformed"]
+        PAIR = (np.array([-1.0, 0.5, 2.0]), 2.0)   # rebound: same structure and kinds
+        assert_close(df(X3), finite_difference(paired, [X3], 0))
+        PAIR[0][1] = 4.0                             # an array in it written into
+        assert_close(df(X3), finite_difference(paired, [X3], 0))
+        assert pipeline.STATS["transformed"] == transformed
+        PAIR = (np.array([1.0, 1.0, 1.0]), 1.0, 7.0)  # another structure: transformed again
+        with pytest.raises(s2sad.UnsupportedError, match="cannot unpack 3 values into 2"):
+            df(X3)
+    finally:
+        PAIR = saved
+
+
+FACTORS = [1.0, 2.0]
+
+
+def writes_module_list(x):
+    FACTORS[0] = x[0]
+    return np.sum(x) * FACTORS[1]
+
+
+def test_writing_into_a_module_container_is_an_error():
+    with pytest.raises(s2sad.UnsupportedError, match="writes into the module constant"):
+        s2sad.grad(writes_module_list, jit=False)(X3)
+
+
 def test_generated_code_names_the_constant():
     text = s2sad.grad(through_module).source
     assert "def dthrough_module(x, tables_W0, tables_BIAS, d_result):" in text

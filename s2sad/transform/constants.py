@@ -24,18 +24,27 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from . import container_arguments, nodes, parse, template
-from .resolve import code_names, is_constant_array, is_user_function
+from .resolve import code_names, is_constant_array, is_constant_container, is_user_function
 
 
 def inputs(func):
     """The module constants `func` and the user functions it reaches read, in order of first
     read: a list of (name in generated code, reader); `reader()` is the current value."""
     found, seen = {}, set()
-    _collect(func, found, seen)
+    _collect(func, found, seen, {})
     return [(name, reader) for name, (reader, _) in found.items()]
 
 
-def _collect(func, found, seen):
+def containers(func):
+    """[(name in generated code, spec)] of the module tuples, lists and dicts `func` and the
+    user functions it reaches read: each leaf is an input (`inputs`), and containers.py holds
+    the container as those names (the spec of container_arguments.py)."""
+    specs = {}
+    _collect(func, {}, set(), specs)
+    return list(specs.items())
+
+
+def _collect(func, found, seen, specs):
     if id(func) in seen or not isinstance(func, types.FunctionType):
         return
     seen.add(id(func))
@@ -52,15 +61,43 @@ def _collect(func, found, seen):
         value = reader()
         if is_constant_array(value):
             _add(found, name, reader, (id(holder), name), func)
+        elif is_constant_container(value):
+            _add_container(found, specs, name, reader, value, id(holder), func)
         elif isinstance(value, types.ModuleType):
             modules.append((name, value))
         elif is_user_function(value):
-            _collect(value, found, seen)
+            _collect(value, found, seen, specs)
     for module_name, module in modules:  # `tables.W0`
         for name in code_names(code):
-            if is_constant_array(module.__dict__.get(name)):
+            value = module.__dict__.get(name)
+            if is_constant_array(value):
                 _add(found, f"{module_name}_{name}", _key_reader(module.__dict__, name),
                      (id(module.__dict__), name), func)
+            elif is_constant_container(value):
+                _add_container(found, specs, f"{module_name}_{name}",
+                               _key_reader(module.__dict__, name), value,
+                               id(module.__dict__), func)
+
+
+def _add_container(found, specs, name, reader, value, holder, func):
+    """A module tuple, list or dict: one input per leaf (`T_0`, `D_w`), read through it."""
+    def walk(item, base, read):
+        if isinstance(item, dict):
+            keys, items, kind = list(item), list(item.values()), "dict"
+        elif isinstance(item, (list, tuple)):
+            keys, items = list(range(len(item))), list(item)
+            kind = "list" if isinstance(item, list) else "tuple"
+        else:
+            _add(found, base, read, (holder, name, base), func)
+            return base
+        parts = tuple(walk(child, f"{base}_{key}", _item_reader(read, key))
+                      for key, child in zip(keys, items))
+        return kind, tuple(keys), parts, (), kind
+    specs[name] = walk(value, name, reader)
+
+
+def _item_reader(read, key):
+    return lambda: read()[key]
 
 
 def _add(found, name, reader, identity, func):
@@ -104,8 +141,9 @@ def attach(source, names, callee_inputs):
             f"function it calls reads a module constant of the same name",
             why="the constant is passed down to that function under its own name",
             fix="rename the local variable or the constant")])
+    held = {name for name, _ in containers(source.func)}
     writes = [node for node in gast.walk(tree) if isinstance(node, gast.Subscript)
-              and isinstance(node.ctx, gast.Store) and _root(node) in names]
+              and isinstance(node.ctx, gast.Store) and _root(node) in set(names) | held]
     if writes:
         name = _root(writes[0])
         raise UnsupportedError([Diagnostic(

@@ -28,13 +28,15 @@ from . import nodes, parse
 
 MAX_UNROLLED = 256
 
-def scalarize(source, structures=()):
+def scalarize(source, structures=(), held=()):
     """Rewrite `source.tree` in place. `structures`: (parameter, spec) of the parameters given
     containers (container_arguments.py); each becomes one parameter per leaf, named in its
-    spec. Returns {parameter: its leaves' names} and {emitted name: function} of the
+    spec; `held`: (name, spec) of module containers, whose leaves are parameters already
+    (constants.py). Returns {parameter: its leaves' names} and {emitted name: function} of the
     functions of yours specialised on the containers a call passes them."""
     run = _Scalarize(source)
     run.held = arguments.expand(source.tree.args, structures)
+    run.held.update({name: values.of_spec(spec) for name, spec in held})  # module containers
     run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
     run.run()
     arguments.check_no_fields_left(source)

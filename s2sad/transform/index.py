@@ -126,8 +126,8 @@ class _Description:
             return ("number", type(value).__module__, type(value).__qualname__, repr(value))
         if isinstance(value, str):
             return ("str", value)
-        if resolve.is_constant_array(value):  # an input of generated code: its kind matters
-            return ("array", value.dtype.str, value.ndim)
+        if resolve.is_constant_array(value) or resolve.is_constant_container(value):
+            return resolve.constant_kind(value)  # an input of generated code: its kind matters
         if isinstance(value, types.ModuleType):
             self.members(value, names, lambda name: vars(value).get(name, _ABSENT))
             return ("module", value.__name__)

@@ -224,7 +224,7 @@ def _prepare(func, kinds=NO_KINDS):
                                                for f in callees.values()})
     callees = {name: copies.get(f, f) for name, f in callees.items()}
     own = [a.id for a in resolve.parameters(source.tree.args)]
-    leaves, specialised = containers.scalarize(source, structures)
+    leaves, specialised = containers.scalarize(source, structures, constants.containers(func))
     if specialised:  # calls passing containers now call copies specialised on them
         called = {getattr(n, "s2sad_ref", None) for n in gast.walk(source.tree)
                   if isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)}

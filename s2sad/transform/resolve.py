@@ -250,7 +250,7 @@ class _Resolver(gast.NodeTransformer):
             return gast.Constant(found, None)
         if isinstance(found, type) and canonical_name(found) is not None:
             return nodes.dotted(canonical_name(found), node)  # a dtype: numpy.float64, float
-        if is_constant_array(found):
+        if is_constant_array(found) or is_constant_container(found):
             return gast.copy_location(nodes.name("_".join(chain)), node)  # an input (constants.py)
         if isinstance(found, numbers.Real):
             if len(chain) > 1:
@@ -388,8 +388,22 @@ def _same_number(a, b):
 
 
 def _same_kind(a, b):
+    if is_constant_container(a) and is_constant_container(b):
+        return constant_kind(a) == constant_kind(b)
     return is_constant_array(a) and is_constant_array(b) and \
         a.ndim == b.ndim and a.dtype == b.dtype
+
+
+def constant_kind(value):
+    """What generated code depends on in a module constant: an array's dtype and rank, a
+    container's structure and its leaves' kinds, a number's type."""
+    if is_constant_array(value):
+        return ("array", value.dtype.str, value.ndim)
+    if isinstance(value, dict):
+        return ("dict", tuple((k, constant_kind(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(constant_kind(v) for v in value))
+    return ("number", type(value).__name__)
 
 
 def functions_of(state):
@@ -425,7 +439,7 @@ def _collect_state(func, state, seen):
         for name in names:
             value = module.__dict__.get(name, _MISSING)
             if _is_plain_number(value) or is_user_function(value) or \
-                    is_constant_array(value):
+                    is_constant_array(value) or is_constant_container(value):
                 state.append((func, f"{module_name}.{name}", value))
                 _collect_state(value, state, seen)
 
@@ -457,6 +471,23 @@ def _namespace(func):
 def is_constant_array(value):
     """A global generated code takes as an input (constants.py): a numeric NumPy array."""
     return isinstance(value, numpy.ndarray) and value.dtype.kind in "biuf"
+
+
+def is_constant_container(value):
+    """A module-level tuple, list or dict (str keys) of numeric arrays and numbers, nested:
+    generated code takes its leaves as inputs (constants.py)."""
+    if isinstance(value, dict):
+        items = list(value.values())
+        if not all(isinstance(k, str) and k.isidentifier() for k in value):
+            return False
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        return False
+    return bool(items) and all(
+        is_constant_array(v) or is_constant_container(v) or
+        (isinstance(v, (numbers.Real, numpy.floating)) and not isinstance(v, (bool, numpy.bool_)))
+        for v in items)
 
 
 def is_user_function(obj):
