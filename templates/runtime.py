@@ -4,7 +4,8 @@ from s2sad.runtime import rt
 
 from .registry import adjoint, check, d, nondifferentiable, tangent
 
-nondifferentiable(rt.zeros_like, result="shape")
+nondifferentiable(rt.zeros_like, rt.rows, result="shape")
+nondifferentiable(rt.some_trips, result="discrete")
 
 
 @adjoint(rt.broadcast_like, checks=[

@@ -352,3 +352,79 @@ def f(A):
     return np.sum(np.sin(h(A[0], A[1][::-1], A)))
 ''',
     args="(np.array([[0.5, -0.3, 0.8], [0.2, 0.9, -1.1]]),)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_9",
+    bug="found by `make fuzz` (chunk seed 9): Unsupported: "
+        "UnsupportedError: /tmp/s2sad-fuzz-2vnlg0v1/fuzz_8cffb09cf668",
+    source='''
+import math
+
+import numpy as np
+
+
+K0 = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+
+
+def h0(q0, d):
+    if d <= 0:
+        return q0
+    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0):
+    for e20 in K0:
+        v21 = 0.1
+        q0 = q0.copy()
+        q0 /= 2.0 + np.cos(q0)
+    return q0.copy()
+
+
+def f(s, P):
+    v0 = np.dot(P['a'], h1(P['a']))
+    return v0
+''',
+    args="(0.0, {'a': np.array([0.0, 0.0])})", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_12",
+    bug="found by `make fuzz` (chunk seed 12): Unsupported: "
+        "UnsupportedError: /tmp/s2sad-fuzz-e9ao2zfv/fuzz_20c0495accb3",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+def h0(q0, q1):
+    if q0[-2] > 0.0:
+        v10 = q0.copy()
+    else:
+        q1 = q1.copy()
+        q1 /= 2.0 + np.cos(q1)
+    return np.sum(q1)
+
+
+def h1(q0, d):
+    if d <= 0:
+        return q0
+    return q0 + 0.5 * h1(q0 * 0.5 + q0, d - 1)
+
+
+def h2(q0, d):
+    if d <= 0:
+        return np.ones(2)
+    return np.ones(2) + 0.5 * h2(q0 * 0.5 + q0, d - 1)
+
+
+def f(A, P, n):
+    v0 = A[:, -3].copy()
+    def g1(t2):
+        return A[-2]
+    v3 = g1(P['a']) + g1(h0(v0, A[0]))
+    return np.sum(v3)
+''',
+    args="(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), {'a': 0.0}, 0)", wrt=(1,)))

@@ -390,3 +390,26 @@ CASES += [
                                          rng.normal(size=3)), (0, 1)),
     (display_to_callee, lambda rng: (rng.normal(), rng.normal(size=3)), (0, 1)),
 ]
+
+
+
+# ---- lists grown in loops whose trip count is known only at run time: one array ---------------
+
+def listcomp_over_array(x, w):
+    ys = np.array([np.sin(v * w) for v in x])
+    return np.sum(ys ** 2) + ys[-1]
+
+
+def appended_in_runtime_loop(x, n):
+    hs = []
+    h = x
+    for _ in range(n):
+        h = np.tanh(h * 1.5 + 0.1)
+        hs.append(h)
+    return np.sum(np.stack(hs)[-1]) + np.sum(sum(hs)) * len(hs)
+
+
+CASES += [
+    (listcomp_over_array, lambda rng: (rng.normal(size=4), rng.normal()), (0, 1)),
+    (appended_in_runtime_loop, lambda rng: (rng.normal(size=3), int(rng.integers(1, 4))), 0),
+]

@@ -6,10 +6,11 @@
 
 A caller that passes `y` to `g` and reads `y` afterwards sees the write, but s2sad follows
 values by name: the caller's gradient would not know that `y` changed (aliases.py reports it
-at the call). Read from the callee's source, flow-insensitively (a name made from a parameter
-by a view, `b = a[1:]`, `b = a.T`, `b = a.reshape(...)`, counts as the parameter), except that
-a parameter given a new value before anything else mentions it (`a = a.copy()` first) is the
-function's own. Writes are element and slice assignments, augmented assignments (in place on
+at the call). Read from the callee's source statement by statement: a name made from a
+parameter by a view (`b = a[1:]`, `b = a.T`, `b = a.reshape(...)`, a loop's row) holds the
+parameter, a name given a new value (`a = a.copy()`) holds it no more; after an `if` a name
+holds what either branch left, and a loop is followed to a fixpoint (it may run zero times).
+Writes are element and slice assignments, augmented assignments (in place on
 arrays), in-place methods (`a.fill`, `a.sort`), `out=` arguments, `numpy.copyto`, and passing
 the array to another function of yours that writes into it.
 """
@@ -73,51 +74,69 @@ def _flat(func, found):
 
 
 class _Scan:
+    """Flow-sensitive: which parameters each name may hold (or a view of) at each statement;
+    a copy (`q = q.copy()`) holds none. A write is the parameter's where its name may hold it."""
+
     def __init__(self, source):
         self.source = source
         self.tree = source.tree
         self.params = [a.id for a in resolve.parameters(self.tree.args)]
-        self.derived = {p: {i} for i, p in enumerate(self.params) if not self._own(p)}
+        self.found = {}
 
     def written(self):
-        self._spread()
-        found = {}
-        for node, name in self._writes():
-            for index in sorted(self.derived.get(name, ())):
-                found.setdefault(index, (self.source.loc(node), self.params[index]))
-        return found
+        self._block(self.tree.body, {p: {i} for i, p in enumerate(self.params)})
+        return dict(sorted(self.found.items()))
 
-    def _own(self, param):
-        """Given a new value (not a view of itself) before anything else mentions it."""
-        for statement in self.tree.body:
-            mentioned = any(isinstance(n, gast.Name) and n.id == param
-                            for n in gast.walk(statement))
-            if not mentioned:
-                continue
-            return isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
-                isinstance(statement.targets[0], gast.Name) and \
-                statement.targets[0].id == param and _view_of(statement.value) != param
-        return False
+    def _block(self, statements, state):
+        for statement in statements:
+            state = self._statement(statement, state)
+        return state
 
-    def _spread(self):
-        changed = True
-        while changed:
-            changed = False
-            for node in gast.walk(self.tree):
-                if not isinstance(node, gast.Assign):
-                    continue
-                origin = _view_of(node.value)
-                if origin not in self.derived:
-                    continue
-                for target in node.targets:
-                    if isinstance(target, gast.Name) and \
-                            not self.derived[origin] <= self.derived.get(target.id, set()):
-                        self.derived.setdefault(target.id, set()).update(self.derived[origin])
-                        changed = True
+    def _statement(self, node, state):
+        if isinstance(node, gast.If):
+            self._check(node.test, state)
+            return _union(self._block(node.body, dict(state)),
+                          self._block(node.orelse, dict(state)))
+        if isinstance(node, (gast.For, gast.While)):
+            self._check(node.iter if isinstance(node, gast.For) else node.test, state)
+            entry = out = dict(state)
+            for _ in range(len(self.params) + 2):  # to a fixpoint: the sets only grow
+                if isinstance(node, gast.For):  # its variable: a row of what it goes over
+                    for name in nodes.names(node.target):
+                        entry[name] = set(state.get(_view_of(node.iter), ()))
+                out = self._block(node.body, dict(entry))
+                grown = _union(entry, out)
+                if grown == entry:
+                    break
+                entry = grown
+            return self._block(node.orelse, _union(state, out))
+        if isinstance(node, gast.stmt) and isinstance(getattr(node, "body", None), list):
+            return self._block(node.body, state)  # `with`: its body runs once
+        self._check(node, state)
+        if isinstance(node, gast.Assign):
+            for target in node.targets:
+                self._bind(target, node.value, state)
+        return state
 
-    def _writes(self):
-        """(node, name written into) for every in-place write in the function."""
-        for node in gast.walk(self.tree):
+    def _bind(self, target, value, state):
+        if isinstance(target, gast.Name):
+            state[target.id] = set(state.get(_view_of(value), ()))
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            pairs = zip(target.elts, value.elts) if isinstance(value, (gast.Tuple, gast.List)) \
+                and len(value.elts) == len(target.elts) else \
+                [(t, gast.Constant(None, None)) for t in target.elts]
+            for part, part_value in pairs:
+                self._bind(part, part_value, state)
+
+    def _check(self, node, state):
+        for write, name in self._writes(node):
+            for index in sorted(state.get(name, ())):
+                self.found.setdefault(index, (self.source.loc(write), self.params[index]))
+
+    def _writes(self, root):
+        """(node, name written into) for every in-place write in `root` (one statement, or
+        the test of one)."""
+        for node in gast.walk(root):
             if isinstance(node, (gast.Assign, gast.AugAssign)):
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
                 for target in targets:
@@ -138,7 +157,7 @@ class _Scan:
             if keyword.arg == "out" and isinstance(keyword.value, gast.Name):
                 yield call, keyword.value.id
         if isinstance(func, gast.Attribute) and func.attr in _IN_PLACE_METHODS and \
-                isinstance(func.value, gast.Name) and func.value.id in self.derived:
+                isinstance(func.value, gast.Name):
             yield call, func.value.id
             return
         chain = nodes.dotted_parts(func)
@@ -166,6 +185,10 @@ class _Scan:
         except (KeyError, AttributeError, ValueError):
             return None
         return value if resolve.is_user_function(value) else None
+
+
+def _union(a, b):
+    return {name: a.get(name, set()) | b.get(name, set()) for name in set(a) | set(b)}
 
 
 def _view_of(value):

@@ -80,6 +80,9 @@ class Reads(gast.NodeTransformer):
                 return passed
         chain = nodes.dotted_parts(node.func)
         dotted = ".".join(chain) if chain else None
+        array = owner.grown_array(dotted, node)
+        if array is not None:
+            return gast.copy_location(array, node)
         if dotted == "len" and len(node.args) == 1:
             made = owner.container(node.args[0], self.like)
             if made is not None:

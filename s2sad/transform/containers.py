@@ -23,6 +23,7 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from . import container_arguments as arguments
+from . import container_buffers as buffers
 from . import container_values as values
 from . import nodes, parse
 
@@ -51,8 +52,9 @@ class _Scalarize:
         self.held = {}     # name -> Container it holds now
         self.known = {}    # name -> int it holds now (an unrolled loop's variable)
         self.problems = []
-        self.loops = 0     # depth of loops that are not unrolled
         self.specialised = {}  # emitted name -> a callee specialised on containers passed
+        self.frames = []       # the opaque loops being rewritten, innermost last
+        self.buffers = set()   # lists that became arrays (container_buffers.py)
 
     def run(self):
         tree = self.source.tree
@@ -246,13 +248,8 @@ class _Scalarize:
                         why="s2sad follows lists built in the function from a display `[...]`",
                         fix=f"start it as `{name} = []` in the function")
             return
-        if self.loops:
-            self.report(node, f"the list '{name}' grows in a loop whose trip count is known only "
-                        "when the function runs",
-                        why="s2sad keeps each element of a list in its own variable, so it must "
-                            "know how many there are",
-                        fix="loop over range(<number>) or a container, or preallocate an array "
-                            "(ys = numpy.zeros((n, ...)); ys[i] = ...)")
+        if self.frames:  # a loop kept as a loop: the list becomes an array
+            self.out += buffers.grow(self, self.frames[-1], node, name) or []
             return
         value = self.container(call.args[0], node)
         if value is None:
@@ -336,18 +333,18 @@ class _Scalarize:
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}:
             self.known.pop(name, None)
         before = {name: values.copy(made) for name, made in self.held.items()}
-        self.loops += 1
+        self.frames.append(buffers.Frame(node, self.held))
         node.body = self.block(node.body)
         node.orelse = self.block(node.orelse)
-        self.loops -= 1
-        changed = [name for name, made in before.items()
-                   if not values.same_container(self.held.get(name), made)]
+        frame = self.frames.pop()
+        changed = [name for name, made in before.items() if name not in self.buffers and
+                   not values.same_container(self.held.get(name), made)]
         if changed:
             self.report(node, f"'{changed[0]}' (a container) changes in a loop s2sad does not "
                         "unroll", why="each element is a variable of its own, chosen now",
                         fix="loop over range(<number>) so that the loop can be unrolled, or "
                             "use an array")
-        self.out = outer + [node]
+        self.out = outer + frame.before + [node]
 
     def branches(self, node):
         node.test = self.expression(node.test, node)
@@ -462,6 +459,10 @@ class _Scalarize:
                                                   gast.Store())], value, None), like)
                 return values.Container("tuple", range(count), [nodes.name(n) for n in names])
         return None
+
+    def grown_array(self, dotted, call):
+        """`numpy.stack(ys)` or `sum(ys)` of a list grown in a loop, which is an array now."""
+        return buffers.sequence_of(self, dotted, call) if self.buffers else None
 
     def user_call(self, call, like):
         """A call of a function of yours passing containers, rewritten to pass their leaves;

@@ -246,8 +246,8 @@ class _Resolver(gast.NodeTransformer):
         found = self._lookup(node, chain)
         if found is _MISSING:
             return node
-        if isinstance(found, bool) or found is None:
-            return gast.Constant(found, None)
+        if isinstance(found, (bool, str)) or found is None:
+            return gast.Constant(found, None)  # (rebinding one transforms again)
         if isinstance(found, type) and canonical_name(found) is not None:
             return nodes.dotted(canonical_name(found), node)  # a dtype: numpy.float64, float
         if is_constant_array(found) or is_constant_container(found):
