@@ -19,8 +19,9 @@ from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_ax
                        is_int, is_list, is_none, is_python_object, is_scalar, is_tuple, jitable,
                        loops, python_only)
 
-__all__ = ["zeros_like", "rows", "some_trips", "saved", "not_finite", "checkpoint_every", "item", "copy", "add_at",
-           "unbroadcast", "broadcast_like", "reduce_sum", "total", "unreduce", "reduced_size",
+__all__ = ["zeros_like", "rows", "some_trips", "saved", "not_finite", "checkpoint_every",
+           "item", "copy", "add_at", "unbroadcast", "broadcast_like", "reduce_sum", "total",
+           "unreduce", "reduced_size",
            "dot_grad_a", "dot_grad_b", "matmul_grad_a", "matmul_grad_b"]
 
 
