@@ -428,3 +428,30 @@ def f(A, P, n):
     return np.sum(v3)
 ''',
     args="(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), {'a': 0.0}, 0)", wrt=(1,)))
+
+CASES.append(Case(
+    name="fuzz_23",
+    bug="found by `make fuzz` (chunk seed 23): Unsupported: "
+        "UnsupportedError: /tmp/s2sad-fuzz-2vnlg0v1/fuzz_98fa9cb68de2",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+def h0(q0):
+    for i in range(0):
+        q0 = q0.copy()
+        q0 /= 2.0 + np.cos(q0)
+    return q0.copy(), np.ones(3)
+
+
+def f(s, t, r, w, P):
+    v0, v1 = h0(w)
+    v2 = w[-2]
+    return v2
+''',
+    args="(0.0, 0.0, 0.0, np.array([0.0, 0.0]), {'a': np.array([0.0, 0.0])})", wrt=(0,)))

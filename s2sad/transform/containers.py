@@ -69,11 +69,7 @@ class _Scalarize:
         self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
 
     def fresh(self, base):
-        k = 0
-        while f"{base}_{k}" in self.taken:
-            k += 1
-        self.taken.add(f"{base}_{k}")
-        return f"{base}_{k}"
+        return nodes.fresh(f"{base}_", self.taken)
 
     # ---- statements -----------------------------------------------------------------------
 

@@ -64,12 +64,7 @@ class _Desugar:
         self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
 
     def fresh(self, base):
-        base = base if base.startswith("_") else f"{base}_"
-        k = 0
-        while f"{base}{k}" in self.taken:
-            k += 1
-        self.taken.add(f"{base}{k}")
-        return f"{base}{k}"
+        return nodes.fresh(base if base.startswith("_") else f"{base}_", self.taken)
 
     # ---- statements -----------------------------------------------------------------------
 

@@ -78,3 +78,12 @@ def root_name(node):
     while isinstance(node, (gast.Subscript, gast.Attribute)):
         node = node.value
     return node.id if isinstance(node, gast.Name) else None
+
+
+def fresh(prefix, taken):
+    """`prefix` + the first number that makes a name not in `taken` (which gets it)."""
+    k = 0
+    while f"{prefix}{k}" in taken:
+        k += 1
+    taken.add(f"{prefix}{k}")
+    return f"{prefix}{k}"
