@@ -155,12 +155,12 @@ def f(x):
 """, call="s2sad.grad(f, jit=False)(np.ones(3))",
          fragments=("grows in a loop whose trip count is known only when the function runs, "
                     "under an `if`", "preallocate an array"), at=(3, 28)),
-    Case("dict_comprehension_and_display", """
+    Case("set_comprehension", """
 def f(x):
     table = {"a": x}
-    squares = {k: v * v for k, v in table.items()}
-    return squares["a"]
-""", fragments=("dict comprehensions",), at=(4, 15)),
+    squares = {v * v for v in table.values()}
+    return x
+""", fragments=("set comprehensions",), at=(4, 15)),
     Case("set_display", """
 def f(x):
     seen = {x}

@@ -316,6 +316,12 @@ def zipped_lists(ws, bs, x):
     return s
 
 
+def dict_comprehension(params, x):
+    scaled = {name: 2.0 * w for name, w in params.items()}
+    squares = {k: scaled[k] * scaled[k] for k in scaled}
+    return np.sum(squares["a"] * x) + np.sum(scaled["b"])
+
+
 def config_not_differentiated(x, config):
     y = x
     for _ in range(config["steps"]):
@@ -345,6 +351,8 @@ CASES += [
                               rng.normal(size=3)), (0, 1)),
     (zipped_lists, lambda rng: ([rng.normal(size=2), rng.normal(size=2)],
                                 [rng.normal(), rng.normal()], rng.normal(size=2)), (0, 1, 2)),
+    (dict_comprehension, lambda rng: ({"a": rng.normal(size=3), "b": rng.normal(size=3)},
+                                      rng.normal(size=3)), (0, 1)),
     (config_not_differentiated, lambda rng: (rng.normal(size=3), {
         "steps": 3, "rate": 0.1, "weights": rng.normal(size=3)}), 0),
 ]

@@ -150,6 +150,8 @@ class _Scalarize:
                 if made is not None:
                     self.forget(target.id)
                     self.held[target.id] = self.named(made, target.id, node)
+                elif self.key(node.value, node) is not None:
+                    self.known[target.id] = self.key(node.value, node)  # k = 'W', i = 2
             elif isinstance(target, (gast.Tuple, gast.List)) and made is not None:
                 if getattr(made, "fresh", False):
                     made = self.named(made, "_item", node)
@@ -203,8 +205,10 @@ class _Scalarize:
                 self.forget(part_target.id)
                 if isinstance(item, values.Container):
                     self.held[part_target.id] = item
-                else:
-                    self.emit(gast.Assign([part_target], nodes.clone(item), None), like)
+                    continue
+                if isinstance(item, gast.Constant) and type(item.value) in (int, str):
+                    self.known[part_target.id] = item.value  # a dict's key, from .items()
+                self.emit(gast.Assign([part_target], nodes.clone(item), None), like)
             elif isinstance(part_target, (gast.Tuple, gast.List)) and \
                     isinstance(item, values.Container):
                 self.unpack(part_target, item, like)

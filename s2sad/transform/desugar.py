@@ -19,6 +19,10 @@ Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
                                                 for v_0 in xs:
                                                     ys_0.append(h(v_0))   (containers.py)
 
+    d = {k: 2 * v for k, v in p.items()}        _dict0 = {}
+                                                for k_0, v_0 in p.items():
+                                                    _dict0[k_0] = 2 * v_0
+
     sq = lambda y: y * y                        _y0 = x
     z = sq(x)                                   z = _y0 * _y0
 
@@ -258,6 +262,17 @@ class _Desugar:
         self.comprehension_loop(comprehension, [append], comprehension)
         return gast.copy_location(nodes.name(result), comprehension)
 
+    def as_dict(self, comprehension):
+        """A dict comprehension: a dict filled in a loop (containers.py follows it where the
+        loop is unrolled, over a container)."""
+        result = self.fresh("_dict")
+        self.emit(gast.Assign([nodes.name(result, store=True)], gast.Dict([], []), None),
+                  comprehension)
+        write = gast.Assign([gast.Subscript(nodes.name(result), comprehension.key,
+                                            gast.Store())], comprehension.value, None)
+        self.comprehension_loop(comprehension, [write], comprehension)
+        return gast.copy_location(nodes.name(result), comprehension)
+
     def comprehension_loop(self, comprehension, body, like):
         """The nested loops of a comprehension around `body`, its names renamed apart."""
         renames = {}
@@ -358,6 +373,9 @@ class _Expressions(gast.NodeTransformer):
         return self.owner.as_list(node)
 
     visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node):
+        return self.owner.as_dict(node)
 
     def visit_Lambda(self, node):
         return node  # the fence reports a lambda that is not bound to a name
