@@ -237,3 +237,15 @@ def test_second_derivatives_refuse_containers_at_the_call():
         s2sad.hessian(f, jit=False)({"a": 1.0})
     assert "second derivatives of functions of containers are not supported yet" in \
         str(info.value)
+
+
+def test_code_for_a_dict_argument_is_generated_at_the_first_call():
+    def f(p):
+        return p["a"] * 2.0
+
+    df = s2sad.grad(f, jit=False)
+    with pytest.raises(s2sad.UnsupportedError, match="'p' is indexed by a string, but it holds "
+                                                     "no dict s2sad knows of here"):
+        df.source
+    assert df({"a": 1.0}) == {"a": 2.0}
+    assert "def df(p_a, d_result):" in df.source

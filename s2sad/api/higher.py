@@ -104,16 +104,18 @@ class HvpFunction(Transformed):
         super().__init__(func, wrt, jit, strict)
         self.user_func = func
         self.user_signature = self.signature
-        self.func = _directional(func, self.positions, unit=False)
+        self.directional = None  # made on first use (after the arguments are checked)
 
     def build(self, kinds):
-        return pipeline.gradient(self.func, self.positions, kinds)
+        if self.directional is None:
+            self.directional = _directional(self.user_func, self.positions, unit=False)
+        return pipeline.gradient(self.directional, self.positions, kinds)
 
     def user_function(self):
         return self.user_func
 
     def rebuild(self):
-        self.func = _directional(self.user_func, self.positions, unit=False)
+        self.directional = None
 
     def bind(self, args, kwargs):
         count = len(self.positions)

@@ -19,7 +19,7 @@ import types
 
 import gast
 
-from s2sad.errors import UnsupportedError
+from s2sad.errors import Diagnostic, UnsupportedError
 
 from . import container_values as values
 from . import nodes, resolve
@@ -72,10 +72,19 @@ def unknown_fields(source, structures):
 
 
 def check_no_fields_left(source):
-    """After containers.py: a field or dict view read of something that holds no container."""
-    problems = fields_left(source)
+    """After containers.py: a field, a dict view or a str key read of something that holds no
+    container (a parameter given no container: a file generated before any call)."""
+    problems = fields_left(source) + [
+        Diagnostic(source.loc(n), f"'{nodes.root_name(n)}' is indexed by a string, but it holds "
+                   "no dict s2sad knows of here",
+                   why="a dict argument is passed as its leaves: its code is generated for the "
+                       "keys of the dict it is called with",
+                   fix="call the gradient with the dict first, then read s2sad.source(df) "
+                       "(`s2sad show` cannot describe a dict argument yet)")
+        for n in gast.walk(source.tree) if isinstance(n, gast.Subscript) and
+        isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, str)]
     if problems:
-        raise UnsupportedError(problems)
+        raise UnsupportedError(sorted(problems, key=lambda d: (d.where.line, d.where.col)))
 
 
 def fields_left(source):
