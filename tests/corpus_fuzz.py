@@ -455,3 +455,331 @@ def f(s, t, r, w, P):
     return v2
 ''',
     args="(0.0, 0.0, 0.0, np.array([0.0, 0.0]), {'a': np.array([0.0, 0.0])})", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_18",
+    bug="found by `make fuzz` (chunk seed 18): Unsupported: "
+        "UnsupportedError: /tmp/s2sad-fuzz-zwq4yx9l/fuzz_f5ec3dfd7b3f",
+    source='''
+import math
+
+import numpy as np
+
+
+def h0(q0):
+    v10, v11 = q0[-2, -3], 0.1
+    v10 += v10
+    return v11
+
+
+def f(s, t, A, n):
+    v0 = s + h0(A)
+    return v0 + np.sum(A)
+''',
+    args="(0.0, 0.0, np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_38",
+    bug="found by `make fuzz` (chunk seed 38): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(s, P, n):
+    for i in range(2):
+        v0 = P['a']
+    return P['a']
+''',
+    args="(0.0, {'a': 0.0}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_48",
+    bug="found by `make fuzz` (chunk seed 48): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+def f(w, P, n):
+    for i in range(2):
+        v0 = P['a']
+    return P['a']
+''',
+    args="(np.array([0.0, 0.0]), {'a': 0.0}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_56",
+    bug="found by `make fuzz` (chunk seed 56): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(w, P, n):
+    for i in range(2):
+        v0 = P['a']
+    return P['a']
+''',
+    args="(np.array([0.0, 0.0]), {'a': 0.0}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_57",
+    bug="found by `make fuzz` (chunk seed 57): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def h0(q0, d):
+    if d <= 0:
+        return q0
+    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0, d):
+    if d <= 0:
+        return np.ones(2)
+    return np.ones(2) + 0.5 * h1(q0 * 0.5 + q0, d - 1)
+
+
+def f(s, t, r, P, n):
+    for i in range(2):
+        s += P['a']
+    return P['a']
+''',
+    args="(0.0, 0.0, 0.0, {'a': 0.0}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_62",
+    bug="found by `make fuzz` (chunk seed 62): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(s, P):
+    for i in range(2):
+        v0 = P['a'][-2]
+    return np.sum(P['a'])
+''',
+    args="(0.0, {'a': np.array([0.0, 0.0])})", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_63",
+    bug="found by `make fuzz` (chunk seed 63): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(w, z, P, n):
+    for i in range(2):
+        v0 = P['a']
+    return P['a']
+''',
+    args="(np.array([0.0, 0.0]), np.array([0.0, 0.0]), {'a': 0.0}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_60",
+    bug="found by `make fuzz` (chunk seed 60): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+def f(u):
+    for i in range(2):
+        v0 = u[0:2].copy()
+        v1 = v0[np.array([1, 1])].copy()
+    return np.sum(u)
+''',
+    args="(np.array([0.0, 0.0, 0.0]),)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_66",
+    bug="found by `make fuzz` (chunk seed 66): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(s, t, w, u, P, n):
+    v0 = sum(s for e1 in range(2) if P['a'] > 0.0)
+    return v0
+''',
+    args="(0.0, 0.0, np.array([0.0, 0.0]), np.array([0.0, 0.0, 0.0]), {'a': 0.0}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_67",
+    bug="found by `make fuzz` (chunk seed 67): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+C1 = 0.1
+
+
+K0 = np.array([0.0, 0.0, 0.0])
+
+
+def f(s, w, P):
+    for i in range(2):
+        v0 = w[np.array([1, 1])].copy()
+    return P['a']
+''',
+    args="(0.0, np.array([0.0, 0.0]), {'a': 0.0})", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_71",
+    bug="found by `make fuzz` (chunk seed 71): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def h0(q0=0.5):
+    return q0
+
+
+def f(w, A, B, n):
+    v0 = np.sum([w[np.array([1, 1])] for e1 in range(2)])
+    return v0
+''',
+    args="(np.array([0.0, 0.0]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_77",
+    bug="found by `make fuzz` (chunk seed 77): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+K0 = np.array([0.0, 0.0])
+
+
+def f(s, w):
+    v0 = np.sum([w[np.array([1, 1])] for e1 in range(2)])
+    return v0
+''',
+    args="(0.0, np.array([0.0, 0.0]))", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_79",
+    bug="found by `make fuzz` (chunk seed 79): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(s, t, r, x3, P, n):
+    v0 = np.sum([P['a'] for e1 in range(2)])
+    return v0
+''',
+    args="(0.0, 0.0, 0.0, 0.0, {'a': np.array([0.0, 0.0])}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_83",
+    bug="found by `make fuzz` (chunk seed 83): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(s, P):
+    for i in range(2):
+        v0 = np.sum(P['a'])
+    return np.sum(P['a'])
+''',
+    args="(0.0, {'a': np.array([0.0, 0.0])})", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_75",
+    bug="found by `make fuzz` (chunk seed 75): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'list'",
+    source='''
+import math
+
+import numpy as np
+
+
+def h0(q0, d):
+    if d <= 0:
+        return np.ones(2)
+    return np.ones(2) + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0=0.5):
+    return q0
+
+
+def f(w, z, A, B, P):
+    v0 = 0.1
+    for i in range(2):
+        w += P['a'][-2, -3]
+    return v0
+''',
+    args="(np.array([0.0, 0.0]), np.array([0.0, 0.0]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), {'a': np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])})", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_89",
+    bug="found by `make fuzz` (chunk seed 89): Crash: "
+        "Python: NameError: name 'dq0' is not defined",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+def h0(q0, q1):
+    return q0, q0
+
+
+def f(w, P):
+    v0, v1 = h0(P['a'], q1=np.ones(3))
+    return v1
+''',
+    args="(np.array([0.0, 0.0]), {'a': 0.0})", wrt=(1,)))

@@ -282,3 +282,33 @@ def merged(owner, node, name, one, other):
                                                   node))
             items.append(nodes.name(joined))
     return Container(one.kind, one.keys, items)
+
+
+def drop_unread_binding(statements, start, target):
+    """An unrolled trip's `k = 'W'` (or `i = 2`) that nothing in the trip reads once its
+    subscripts were spelt with the elements: clutter in generated code."""
+    if not (isinstance(target, gast.Name) and len(statements) > start and
+            isinstance(statements[start], gast.Assign) and
+            isinstance(statements[start].value, gast.Constant)):
+        return
+    if not any(isinstance(n, gast.Name) and n.id == target.id and isinstance(n.ctx, gast.Load)
+               for s in statements[start + 1:] for n in gast.walk(s)):
+        del statements[start]
+
+
+def drop_dead_constants(tree):
+    """`name = 'W'` or `_k0 = 1` left by unrolling, where nothing reads the name any more."""
+    read = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and
+            not isinstance(n.ctx, gast.Store)}
+    read |= {n.target.id for n in gast.walk(tree) if isinstance(n, gast.AugAssign) and
+             isinstance(n.target, gast.Name)}
+    for node in gast.walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                kept = [s for s in block if not (
+                    isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant) and
+                    len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+                    s.targets[0].id not in read)]
+                block[:] = kept or [gast.Pass()]
+

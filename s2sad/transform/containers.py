@@ -40,6 +40,8 @@ def scalarize(source, structures=(), held=()):
     run.held.update({name: values.of_spec(spec) for name, spec in held})  # module containers
     run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
     run.run()
+    if run.held or run.buffers:
+        values.drop_dead_constants(source.tree)
     arguments.check_no_fields_left(source)
     return {name: values.leaf_names(spec) for name, spec in structures}, \
         arguments.plain_names(source.tree, run.specialised)
@@ -291,24 +293,26 @@ class _Scalarize:
         return any(isinstance(n, gast.Name) and n.id in self.held or
                    isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in gast.walk(s))
 
-    def unrolled(self, node, values):
+    def unrolled(self, node, items):
         if _exits(node):
             self.report(node, "a loop over a container with `break`, `continue` or `else`",
                         why="s2sad unrolls it: one copy of the body per element",
                         fix="use an `if` around the rest of the body instead")
             return
-        if len(values) > MAX_UNROLLED:
-            self.report(node, f"a loop of {len(values)} trips over a container",
+        if len(items) > MAX_UNROLLED:
+            self.report(node, f"a loop of {len(items)} trips over a container",
                         why=f"s2sad unrolls loops over containers, up to {MAX_UNROLLED} trips",
                         fix="use an array instead of a list")
             return
         outer = self.out
-        for value in values:
-            self.out = outer
+        for trip, value in enumerate(items):
+            self.out, start = outer, len(outer)
             self.bind_target(node.target, value, node)
             body = nodes.clone(node.body)
             for statement in body:
                 outer += self.statement(statement)
+            if trip < len(items) - 1:  # (the last binding outlives the loop, as in Python)
+                values.drop_unread_binding(outer, start, node.target)
         self.out = outer
 
     def bind_target(self, target, value, like):
