@@ -354,9 +354,10 @@ def f(A):
     args="(np.array([[0.5, -0.3, 0.8], [0.2, 0.9, -1.1]]),)", wrt=(0,)))
 
 CASES.append(Case(
-    name="fuzz_9",
-    bug="found by `make fuzz` (chunk seed 9): Unsupported: "
-        "UnsupportedError: /tmp/s2sad-fuzz-2vnlg0v1/fuzz_8cffb09cf668",
+    name="callee_copies_its_parameter_in_a_loop",
+    bug="found by `make fuzz` (chunk seed 9): a callee writing into its parameter after `q0 = "
+        "q0.copy()` in a loop was reported as writing into the caller's array (callee_writes.py "
+        "was flow-insensitive)",
     source='''
 import math
 
@@ -387,9 +388,9 @@ def f(s, P):
     args="(0.0, {'a': np.array([0.0, 0.0])})", wrt=(0,)))
 
 CASES.append(Case(
-    name="fuzz_12",
-    bug="found by `make fuzz` (chunk seed 12): Unsupported: "
-        "UnsupportedError: /tmp/s2sad-fuzz-e9ao2zfv/fuzz_20c0495accb3",
+    name="callee_copies_its_parameter_in_a_branch",
+    bug="found by `make fuzz` (chunk seed 12): as callee_copies_its_parameter_in_a_loop, the copy "
+        "and the write in an `else` branch",
     source='''
 import math
 
@@ -430,9 +431,9 @@ def f(A, P, n):
     args="(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), {'a': 0.0}, 0)", wrt=(1,)))
 
 CASES.append(Case(
-    name="fuzz_23",
-    bug="found by `make fuzz` (chunk seed 23): Unsupported: "
-        "UnsupportedError: /tmp/s2sad-fuzz-2vnlg0v1/fuzz_98fa9cb68de2",
+    name="callee_copies_its_parameter_in_a_loop_of_zero_trips",
+    bug="found by `make fuzz` (chunk seed 23): as callee_copies_its_parameter_in_a_loop, over "
+        "range(0)",
     source='''
 import math
 
@@ -457,9 +458,9 @@ def f(s, t, r, w, P):
     args="(0.0, 0.0, 0.0, np.array([0.0, 0.0]), {'a': np.array([0.0, 0.0])})", wrt=(0,)))
 
 CASES.append(Case(
-    name="fuzz_18",
-    bug="found by `make fuzz` (chunk seed 18): Unsupported: "
-        "UnsupportedError: /tmp/s2sad-fuzz-zwq4yx9l/fuzz_f5ec3dfd7b3f",
+    name="callee_adds_an_element_to_itself",
+    bug="found by `make fuzz` (chunk seed 18): `v, w = q0[i, j], 0.1; v += v` was taken for a "
+        "write into q0 once callee_writes.py followed tuple assignments (it does not again)",
     source='''
 import math
 
@@ -479,292 +480,9 @@ def f(s, t, A, n):
     args="(0.0, 0.0, np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), 0)", wrt=(0,)))
 
 CASES.append(Case(
-    name="fuzz_38",
-    bug="found by `make fuzz` (chunk seed 38): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def f(s, P, n):
-    for i in range(2):
-        v0 = P['a']
-    return P['a']
-''',
-    args="(0.0, {'a': 0.0}, 0)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_48",
-    bug="found by `make fuzz` (chunk seed 48): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-C0 = 0.1
-
-
-def f(w, P, n):
-    for i in range(2):
-        v0 = P['a']
-    return P['a']
-''',
-    args="(np.array([0.0, 0.0]), {'a': 0.0}, 0)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_56",
-    bug="found by `make fuzz` (chunk seed 56): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def f(w, P, n):
-    for i in range(2):
-        v0 = P['a']
-    return P['a']
-''',
-    args="(np.array([0.0, 0.0]), {'a': 0.0}, 0)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_57",
-    bug="found by `make fuzz` (chunk seed 57): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def h0(q0, d):
-    if d <= 0:
-        return q0
-    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
-
-
-def h1(q0, d):
-    if d <= 0:
-        return np.ones(2)
-    return np.ones(2) + 0.5 * h1(q0 * 0.5 + q0, d - 1)
-
-
-def f(s, t, r, P, n):
-    for i in range(2):
-        s += P['a']
-    return P['a']
-''',
-    args="(0.0, 0.0, 0.0, {'a': 0.0}, 0)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_62",
-    bug="found by `make fuzz` (chunk seed 62): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def f(s, P):
-    for i in range(2):
-        v0 = P['a'][-2]
-    return np.sum(P['a'])
-''',
-    args="(0.0, {'a': np.array([0.0, 0.0])})", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_63",
-    bug="found by `make fuzz` (chunk seed 63): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def f(w, z, P, n):
-    for i in range(2):
-        v0 = P['a']
-    return P['a']
-''',
-    args="(np.array([0.0, 0.0]), np.array([0.0, 0.0]), {'a': 0.0}, 0)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_60",
-    bug="found by `make fuzz` (chunk seed 60): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-C0 = 0.1
-
-
-def f(u):
-    for i in range(2):
-        v0 = u[0:2].copy()
-        v1 = v0[np.array([1, 1])].copy()
-    return np.sum(u)
-''',
-    args="(np.array([0.0, 0.0, 0.0]),)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_66",
-    bug="found by `make fuzz` (chunk seed 66): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def f(s, t, w, u, P, n):
-    v0 = sum(s for e1 in range(2) if P['a'] > 0.0)
-    return v0
-''',
-    args="(0.0, 0.0, np.array([0.0, 0.0]), np.array([0.0, 0.0, 0.0]), {'a': 0.0}, 0)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_67",
-    bug="found by `make fuzz` (chunk seed 67): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-C0 = 0.1
-
-
-C1 = 0.1
-
-
-K0 = np.array([0.0, 0.0, 0.0])
-
-
-def f(s, w, P):
-    for i in range(2):
-        v0 = w[np.array([1, 1])].copy()
-    return P['a']
-''',
-    args="(0.0, np.array([0.0, 0.0]), {'a': 0.0})", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_71",
-    bug="found by `make fuzz` (chunk seed 71): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def h0(q0=0.5):
-    return q0
-
-
-def f(w, A, B, n):
-    v0 = np.sum([w[np.array([1, 1])] for e1 in range(2)])
-    return v0
-''',
-    args="(np.array([0.0, 0.0]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), 0)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_77",
-    bug="found by `make fuzz` (chunk seed 77): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-C0 = 0.1
-
-
-K0 = np.array([0.0, 0.0])
-
-
-def f(s, w):
-    v0 = np.sum([w[np.array([1, 1])] for e1 in range(2)])
-    return v0
-''',
-    args="(0.0, np.array([0.0, 0.0]))", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_79",
-    bug="found by `make fuzz` (chunk seed 79): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def f(s, t, r, x3, P, n):
-    v0 = np.sum([P['a'] for e1 in range(2)])
-    return v0
-''',
-    args="(0.0, 0.0, 0.0, 0.0, {'a': np.array([0.0, 0.0])}, 0)", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_83",
-    bug="found by `make fuzz` (chunk seed 83): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def f(s, P):
-    for i in range(2):
-        v0 = np.sum(P['a'])
-    return np.sum(P['a'])
-''',
-    args="(0.0, {'a': np.array([0.0, 0.0])})", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_75",
-    bug="found by `make fuzz` (chunk seed 75): Unsupported: "
-        "InternalError: transforming f failed: AttributeError: 'list'",
-    source='''
-import math
-
-import numpy as np
-
-
-def h0(q0, d):
-    if d <= 0:
-        return np.ones(2)
-    return np.ones(2) + 0.5 * h0(q0 * 0.5 + q0, d - 1)
-
-
-def h1(q0=0.5):
-    return q0
-
-
-def f(w, z, A, B, P):
-    v0 = 0.1
-    for i in range(2):
-        w += P['a'][-2, -3]
-    return v0
-''',
-    args="(np.array([0.0, 0.0]), np.array([0.0, 0.0]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), {'a': np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])})", wrt=(0,)))
-
-CASES.append(Case(
-    name="fuzz_89",
-    bug="found by `make fuzz` (chunk seed 89): Crash: "
-        "Python: NameError: name 'dq0' is not defined",
+    name="callee_returns_a_parameter_twice",
+    bug="found by `make fuzz` (chunk seed 89): `return q0, q0` in a callee that is not inlined "
+        "added no gradient (reverse.py dropped the seed's sum d_result[0] + d_result[1])",
     source='''
 import math
 

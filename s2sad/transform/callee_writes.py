@@ -121,12 +121,9 @@ class _Scan:
     def _bind(self, target, value, state):
         if isinstance(target, gast.Name):
             state[target.id] = set(state.get(_view_of(value), ()))
-        elif isinstance(target, (gast.Tuple, gast.List)):
-            pairs = zip(target.elts, value.elts) if isinstance(value, (gast.Tuple, gast.List)) \
-                and len(value.elts) == len(target.elts) else \
-                [(t, gast.Constant(None, None)) for t in target.elts]
-            for part, part_value in pairs:
-                self._bind(part, part_value, state)
+        elif isinstance(target, (gast.Tuple, gast.List)):  # as before: not followed
+            for name in nodes.names(target):
+                state[name] = set()
 
     def _check(self, node, state):
         for write, name in self._writes(node):

@@ -79,8 +79,11 @@ class _Reverse:
     def build(self, adjoint_name, kinds):
         kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
         aliases.check(self.source, self.body + [self.returned], self.namer.given)
-        self._seed_return()
+        seeded = self._seed_return()
         backward = self._backward_block(self.body)
+        if seeded:  # `return x, x`: both parts add up in dx before the backward sweep
+            self.reads[id(self.returned)] = self._names_read(seeded)
+            backward.insert(0, _Marker("stmt", self.returned, seeded, []))
         if self.blocks.problems:
             raise TemplateError(sorted(self.blocks.problems,
                                        key=lambda d: (d.where.line, d.where.col)))
@@ -123,6 +126,7 @@ class _Reverse:
                 if isinstance(value, gast.Tuple):
                     seed = gast.Subscript(seed, gast.Constant(i, None), gast.Load())
                 self.adjoints.contribute(element.id, seed)
+        return self.adjoints.out
 
     def _backward_block(self, statements):
         out = []
