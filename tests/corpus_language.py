@@ -153,6 +153,17 @@ def nested_in_loop(a, n):
 
 # ---- tuples, lists, dicts as values ----------------------------------------------------------
 
+def called_through_a_local_name(x):
+    h = pair
+    op = np.tanh
+    return np.sum(op(h(x)[0]) * x)
+
+
+def max_of_a_list(x):
+    vals = [np.sum(x), np.sum(x * x), 0.5]
+    return max(vals) + min(vals[:2]) + np.max(np.stack([x, 2.0 * x]))
+
+
 def tuple_display(x, y):
     t = (x * y, x + y)
     return np.sum(t[0] * t[1])
@@ -234,6 +245,8 @@ CASES += [
     (nested_helper, _vec4, 0),
     (closure_lambda, lambda rng: (rng.normal(size=4), rng.normal()), (0, 1)),
     (nested_in_loop, lambda rng: (rng.uniform(0.5, 1.5), 4), 0),
+    (called_through_a_local_name, _vec4, 0),
+    (max_of_a_list, lambda rng: (rng.normal(size=4) + np.array([0.0, 0.0, 0.0, 3.0]),), 0),
     (tuple_display, lambda rng: (rng.normal(size=4), rng.normal(size=4)), (0, 1)),
     (list_appended, _vec4, 0),
     (list_with_constants, lambda rng: (rng.normal(),), 0),

@@ -105,8 +105,11 @@ class Reads(gast.NodeTransformer):
         items = [nodes.clone(i) for i in made.items]
         if any(isinstance(i, Container) for i in made.items) or not items:
             return self.owner.as_value(made, node)
-        if dotted in ("max", "min"):
-            return call(dotted, items) if len(items) > 1 else items[0]
+        if dotted in ("max", "min"):  # pairwise: max(max(a, b), c)
+            total = items[0]
+            for item in items[1:]:
+                total = call(dotted, [total, item])
+            return total
         if dotted == "numpy.sum":
             items = [i if isinstance(i, gast.Constant) else call("numpy.sum", [i])
                      for i in items]

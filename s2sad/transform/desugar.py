@@ -31,6 +31,8 @@ or a `lambda` bound to a name is put in place of each call (its locals renamed a
 names read where it is called, as Python's late binding reads them); it must end in its only
 `return`. What is hoisted out of an expression runs just before the statement holding it.
 """
+import builtins
+
 import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
@@ -60,6 +62,7 @@ class _Desugar:
 
     def run(self):
         tree = self.source.tree
+        _call_through_aliases(tree, self.source.func)
         tree.body = self.block(tree.body)
         if self.problems:
             raise UnsupportedError(self.problems)
@@ -434,3 +437,50 @@ def _element(iterable, index):
 def _minus(value, k):
     return gast.BinOp(value, gast.Sub(), nodes.constant(k))
 
+
+def _call_through_aliases(tree, func):
+    """`h = helper` (or `op = np.tanh`) then `h(x)`: the call names the function itself, and the
+    assignment goes. Only for a name assigned once, to a global (or closure) name or attribute
+    chain that denotes a callable, and read only as the function of calls."""
+    params = {a.id for a in gast.walk(tree.args) if isinstance(a, gast.Name)}
+    stored = {}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stored[node.id] = stored.get(node.id, 0) + 1
+    called = {id(n.func) for n in gast.walk(tree) if isinstance(n, gast.Call)}
+    aliases, assignments = {}, []
+    for node in gast.walk(tree):
+        if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0], gast.Name) and stored[node.targets[0].id] == 1):
+            continue
+        name, chain = node.targets[0].id, nodes.dotted_parts(node.value)
+        if chain is None or chain[0] in stored or chain[0] in params or name in params or \
+                not callable(_lookup(func, chain)):
+            continue
+        if all(id(n) in called for n in gast.walk(tree) if isinstance(n, gast.Name) and
+               n.id == name and isinstance(n.ctx, gast.Load)):
+            aliases[name] = node.value
+            assignments.append(node)
+    if not aliases:
+        return
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id in aliases:
+            node.func = gast.copy_location(nodes.clone(aliases[node.func.id]), node.func)
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s in assignments for s in block):
+                block[:] = [s for s in block if s not in assignments] or [gast.Pass()]
+
+
+def _lookup(func, chain):
+    """What a dotted name denotes in `func`'s closure, globals or builtins (None if nothing)."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    try:
+        value = cells[chain[0]].cell_contents if chain[0] in cells else \
+            func.__globals__.get(chain[0], getattr(builtins, chain[0], None))
+        for attribute in chain[1:]:
+            value = getattr(value, attribute)
+    except (ValueError, AttributeError):
+        return None
+    return value
