@@ -93,7 +93,7 @@ class Blocks:
             if rule.broadcasting and not all(is_scalar(a, statement.s2sad_scalars)
                                              for a in others) and \
                     not kinds_module.same_shape(argument, others, statement):
-                expression = nodes.call("rt.unbroadcast", expression, argument)
+                expression = _unbroadcast(expression, argument, others, statement)
             _mark_outer_product(expression, args, statement)
             self.adjoints.contribute(argument.id, expression)
 
@@ -262,6 +262,16 @@ def _names_in(node):
 
 def _first_name(result):
     return result.id if isinstance(result, gast.Name) else result.elts[0].id
+
+
+def _unbroadcast(expression, argument, others, statement):
+    """The gradient of a broadcast operand: summed over what broadcasting added. A known scalar
+    next to a known array takes the sum of it all; otherwise rt.unbroadcast finds out."""
+    ranks = getattr(statement, "s2sad_ranks", {})
+    if is_scalar(argument, statement.s2sad_scalars) and any(
+            isinstance(o, gast.Name) and ranks.get(o.id, 0) >= 1 for o in others):
+        return nodes.call("numpy.sum", expression)
+    return nodes.call("rt.unbroadcast", expression, argument)
 
 
 def _is_user_call(call):
