@@ -501,3 +501,79 @@ def f(w, P):
     return v1
 ''',
     args="(np.array([0.0, 0.0]), {'a': 0.0})", wrt=(1,)))
+
+CASES.append(Case(
+    name="callee_divides_its_parameter_given_a_number",
+    bug="found by `make fuzz` (chunk seed 85): a callee doing `q0 /= ...` was said to write "
+        "into the caller's array when given a number (callee_writes.py now says from how many "
+        "dimensions a write is in place; aliases.py compares with the argument's)",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+def h0(q0, d):
+    if d <= 0:
+        return q0.copy()
+    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0=0.5):
+    v20 = np.ones(2)
+    q0 /= 2.0 + np.cos(q0)
+    def g21(t22):
+        return np.ones(3)
+    v23 = g21(q0) + g21(0.1)
+    return v23.copy()
+
+
+def f(s, t):
+    m0 = np.zeros(2)
+    v1 = m0[np.array([1, 1])].copy()
+    v2 = t
+    s, t = t, s
+    def g3(t4):
+        return m0
+    v5 = g3(s) + g3(s)
+    c6 = 0
+    while c6 < 1:
+        c6 = c6 + 1
+        v7 = h1(s if s > 0.0 else v1[-2])
+    return np.sum(v5)
+''',
+    args="(0.0, 0.0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="callee_adds_to_an_element_it_read",
+    bug="found by `make fuzz` (chunk seed 163): `v = q0[-2, -3]; v += v` writes into q0 "
+        "only if q0 has 3 dimensions; the caller passes a 2-D array",
+    source='''
+import math
+
+import numpy as np
+
+
+K0 = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+
+
+def h0(q0, q1, q2):
+    v10 = 0.1
+    m11 = np.zeros(2)
+    for i in range(0):
+        v12 = q1.copy()
+        v10 = q0[-2, -3]
+        v10 += v10
+    return K0.copy()
+
+
+def f(s, t, P, n):
+    def g0(t1):
+        return K0[-2, -3]
+    v2 = g0(K0) + g0(h0(K0, P['c'], q2=P['c']))
+    return v2
+''',
+    args="(0.0, 0.0, {'a': 0.0, 'b': 0.0, 'c': np.array([0.0, 0.0])}, 0)", wrt=(0,)))

@@ -105,15 +105,16 @@ class _Sharing:
         call, later = statement.value, getattr(statement, "s2sad_live_after", set())
         scalars = getattr(statement, "s2sad_scalars", frozenset())
         callee = call.s2sad_ref
-        for index, (where, parameter) in sorted(
+        ranks = getattr(statement, "s2sad_ranks", {})
+        for index, (where, parameter, least) in sorted(
                 callee_writes.written_parameters(callee).items()):
             if index >= len(call.args) or not isinstance(call.args[index], gast.Name):
                 continue
             argument = call.args[index].id
-            if argument in scalars:
-                continue  # a number: the callee writes into its own copy
+            if argument in scalars or ranks.get(argument, least) < least:
+                continue  # a number, or indexed down to one: the callee's own copy
             others = sorted(n for n in {argument} | set(shares.get(argument, ()))
-                            if n in later and n in self.user_names)
+                            if n in later and n in self.user_names and n not in scalars)
             origin = getattr(statement, "s2sad_origin", statement)
             if not others or (id(origin), index) in self.reported:
                 continue

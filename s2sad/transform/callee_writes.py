@@ -28,13 +28,15 @@ _VIEW_FUNCTIONS = frozenset({"reshape", "ravel", "transpose", "squeeze", "expand
 _IN_PLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "resize", "partition",
                                "setfield"})
 
-_known = {}          # (function, code) -> {index: (Location, parameter name)}
+_known = {}          # (function, code) -> {index: (Location, parameter name, least rank)}
 _in_progress = set()
 
 
 def written_parameters(func):
-    """{position: (Location of the first write, parameter name)} for the parameters `func`
-    writes into; {} when its source cannot be read (its own transformation reports that)."""
+    """{position: (Location of the first write, parameter name, least rank)} for the
+    parameters `func` writes into, when given an array of at least that many dimensions
+    (`v = a[0, 1]; v += 1` writes into `a` only if it has 3: otherwise v is a number); {} when
+    its source cannot be read (its own transformation reports that)."""
     key = (func, func.__code__)
     if key in _known:
         return _known[key]
@@ -74,17 +76,19 @@ def _flat(func, found):
 
 
 class _Scan:
-    """Flow-sensitive: which parameters each name may hold (or a view of) at each statement;
-    a copy (`q = q.copy()`) holds none. A write is the parameter's where its name may hold it."""
+    """Flow-sensitive: which parameters each name may hold (or a view of) at each statement,
+    and through how many integer indices (`r = a[0]`: a row, one index); a copy (`q =
+    q.copy()`) holds none. A write is the parameter's where its name may hold it."""
 
     def __init__(self, source):
         self.source = source
         self.tree = source.tree
         self.params = [a.id for a in resolve.parameters(self.tree.args)]
+        self.ints = _range_variables(self.tree)
         self.found = {}
 
     def written(self):
-        self._block(self.tree.body, {p: {i} for i, p in enumerate(self.params)})
+        self._block(self.tree.body, {p: {i: 0} for i, p in enumerate(self.params)})
         return dict(sorted(self.found.items()))
 
     def _block(self, statements, state):
@@ -102,8 +106,9 @@ class _Scan:
             entry = out = dict(state)
             for _ in range(len(self.params) + 2):  # to a fixpoint: the sets only grow
                 if isinstance(node, gast.For):  # its variable: a row of what it goes over
+                    rows = self._held(node.iter, state)
                     for name in nodes.names(node.target):
-                        entry[name] = set(state.get(_view_of(node.iter), ()))
+                        entry[name] = {i: depth + 1 for i, depth in rows.items()}
                 out = self._block(node.body, dict(entry))
                 grown = _union(entry, out)
                 if grown == entry:
@@ -115,24 +120,38 @@ class _Scan:
         self._check(node, state)
         if isinstance(node, gast.Assign):
             for target in node.targets:
-                self._bind(target, node.value, state)
+                if isinstance(target, gast.Name):
+                    state[target.id] = self._held(node.value, state)
+                elif isinstance(target, (gast.Tuple, gast.List)):  # not followed
+                    for name in nodes.names(target):
+                        state[name] = {}
         return state
 
-    def _bind(self, target, value, state):
-        if isinstance(target, gast.Name):
-            state[target.id] = set(state.get(_view_of(value), ()))
-        elif isinstance(target, (gast.Tuple, gast.List)):  # as before: not followed
-            for name in nodes.names(target):
-                state[name] = set()
+    def _held(self, value, state):
+        """{parameter index: integer indices taken} of what `value` may be a view of."""
+        origin = _view_of(value)
+        held = state.get(origin, {})
+        if not held:
+            return {}
+        taken = 0
+        node = value
+        while isinstance(node, gast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            taken += sum(1 for part in parts if _int_like(part, self.ints))
+            node = node.value
+        return {i: depth + taken for i, depth in held.items()}
 
     def _check(self, node, state):
-        for write, name in self._writes(node):
-            for index in sorted(state.get(name, ())):
-                self.found.setdefault(index, (self.source.loc(write), self.params[index]))
+        for write, name, extra in self._writes(node):
+            for index, depth in sorted(state.get(name, {}).items()):
+                least = depth + extra
+                known = self.found.get(index)
+                if known is None or least < known[2]:
+                    self.found[index] = (self.source.loc(write), self.params[index], least)
 
     def _writes(self, root):
-        """(node, name written into) for every in-place write in `root` (one statement, or
-        the test of one)."""
+        """(node, name written into, least rank of what the name holds for it to be a write)
+        for every in-place write in `root` (one statement, or the test of one)."""
         for node in gast.walk(root):
             if isinstance(node, (gast.Assign, gast.AugAssign)):
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
@@ -142,9 +161,9 @@ class _Scan:
                                 isinstance(part.ctx, gast.Store):
                             base = _base(part)
                             if base is not None:
-                                yield node, base
+                                yield node, base, 1
                 if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-                    yield node, node.target.id  # in place when it holds an array
+                    yield node, node.target.id, 1  # in place when it holds an array
             elif isinstance(node, gast.Call):
                 yield from self._call_writes(node)
 
@@ -152,21 +171,21 @@ class _Scan:
         func = call.func
         for keyword in call.keywords:
             if keyword.arg == "out" and isinstance(keyword.value, gast.Name):
-                yield call, keyword.value.id
+                yield call, keyword.value.id, 1
         if isinstance(func, gast.Attribute) and func.attr in _IN_PLACE_METHODS and \
                 isinstance(func.value, gast.Name):
-            yield call, func.value.id
+            yield call, func.value.id, 1
             return
         chain = nodes.dotted_parts(func)
         if chain and chain[-1] == "copyto" and call.args and isinstance(call.args[0], gast.Name):
-            yield call, call.args[0].id
+            yield call, call.args[0].id, 1
             return
         callee = self._function(chain)
         if callee is None:
             return
-        for index in written_parameters(callee):
+        for index, (_, _, least) in written_parameters(callee).items():
             if index < len(call.args) and isinstance(call.args[index], gast.Name):
-                yield call, call.args[index].id
+                yield call, call.args[index].id, least
 
     def _function(self, chain):
         """The function of yours a call's dotted name denotes, or None."""
@@ -185,7 +204,46 @@ class _Scan:
 
 
 def _union(a, b):
-    return {name: a.get(name, set()) | b.get(name, set()) for name in set(a) | set(b)}
+    """What either path left: each parameter a name may hold, through the fewest indices."""
+    out = {}
+    for name in set(a) | set(b):
+        held = dict(a.get(name, {}))
+        for index, depth in b.get(name, {}).items():
+            held[index] = min(depth, held.get(index, depth))
+        out[name] = held
+    return out
+
+
+def _range_variables(tree):
+    """Names only ever bound by `for ... in range(...)`: ints."""
+    ranges, others = set(), set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.For):
+            is_range = isinstance(node.iter, gast.Call) and \
+                nodes.dotted_parts(node.iter.func) == ["range"]
+            (ranges if is_range and isinstance(node.target, gast.Name) else others).update(
+                nodes.names(node.target))
+        elif isinstance(node, (gast.Assign, gast.AugAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for target in targets:
+                others.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name) and
+                              isinstance(n.ctx, gast.Store))
+    return ranges - others
+
+
+def _int_like(index, ints):
+    """An index part that is an int for sure: a literal, a range loop's variable, arithmetic of
+    them (not a slice, an array, or a name s2sad cannot see the type of)."""
+    if isinstance(index, gast.Constant):
+        return type(index.value) is int
+    if isinstance(index, gast.Name):
+        return index.id in ints
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, (gast.USub, gast.UAdd)):
+        return _int_like(index.operand, ints)
+    if isinstance(index, gast.BinOp) and isinstance(index.op, (gast.Add, gast.Sub, gast.Mult,
+                                                               gast.Mod, gast.FloorDiv)):
+        return _int_like(index.left, ints) and _int_like(index.right, ints)
+    return False
 
 
 def _view_of(value):

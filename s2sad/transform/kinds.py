@@ -148,6 +148,22 @@ def same_shape(argument, others, statement):
                for o in others)
 
 
+def stable_shapes(statements):
+    """{name: shape class} for the parameters never rebound and the names assigned once, at the
+    top level (not in a branch or a loop), of marked `statements` ending in their `return`:
+    what generated code may rely on everywhere."""
+    final = getattr(statements[-1], "s2sad_shapes", {}) if statements else {}
+    stores = {}
+    for statement in statements:
+        for node in gast.walk(statement):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                stores[node.id] = stores.get(node.id, 0) + 1
+    top = {t for statement in statements if isinstance(statement, gast.Assign)
+           for t in activity.targets(statement)}
+    return {name: shape for name, shape in final.items()
+            if stores.get(name, 0) == 0 or (stores[name] == 1 and name in top)}
+
+
 def _parameter_like(statements):
     """Names read before any assignment (parameters, globals): each its own shape class."""
     read = set()

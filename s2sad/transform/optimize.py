@@ -21,13 +21,15 @@ def tidy(function):
     """Fold literal integer arithmetic, drop `** 1` and `* 1`, index tuple displays,
     accumulate private gradient arrays in place, then fold single-use temporaries back into the
     expressions that read them (fold.py)."""
+    shapes = getattr(function, "s2sad_shapes", {})
     function = _Folder().visit(function)
     owners = accumulate_in_place(function)
     _keep_in_place(function, function, {})
+    _spread_names_once(function, shapes)
     function = fold.fold(function, owners)
     for node in gast.walk(function):  # what folding brought together
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-            _spread_once(node)
+            _spread_once(node, shapes)
         elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
                 _whole_spread(node.value):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
@@ -291,21 +293,85 @@ class _Folder(gast.NodeTransformer):
         return node
 
 
-def _spread_once(node):
-    """`rt.unreduce(g, a, None) * a` -> `g * a` (and mirrored): the gradient of a whole-array
-    reduction is one number, spread over `a`'s shape only to be multiplied by `a` itself, which
-    broadcasting does for free, with the same products (`np.sum(np.exp(z))`). Added into the
-    gradient of `a` (`da[k] += rt.unreduce(g, a_k, None)`, which has `a`'s shape by
-    construction), the number is spread by `+=` the same way."""
-    for spread, other in ((node.left, node.right), (node.right, node.left)):
-        if _whole_spread(spread) and isinstance(spread.args[1], gast.Name) and \
-                isinstance(other, gast.Name) and other.id == spread.args[1].id:
-            if spread is node.left:
-                node.left = spread.args[0]
-            else:
-                node.right = spread.args[0]
-            return node
+def _spread_once(node, shapes):
+    """`rt.unreduce(g, a, None) * 2 * b` -> `g * 2 * b`, b being `a` or of its shape (kinds.py
+    saw it): the gradient of a whole-array reduction is one number, spread over `a`'s shape only
+    to be multiplied by an array of that shape, which broadcasting does for free, with the same
+    products (`np.sum(np.exp(z))`). Added into the gradient of `a` (`da[k] +=
+    rt.unreduce(g, a_k, None)`, which has `a`'s shape by construction), the number is spread by
+    `+=` the same way."""
+    factors = _factors(node)
+    for holder, side in factors:
+        spread = getattr(holder, side)
+        if _whole_spread(spread) and isinstance(spread.args[1], gast.Name) and any(
+                _same_shape(getattr(h, s), spread.args[1], shapes) for h, s in factors):
+            setattr(holder, side, spread.args[0])
     return node
+
+
+def _spread_names_once(function, shapes):
+    """`d = rt.unreduce(g, a, None)` -> `d = g` where every read of `d` is a factor of a product
+    with an array of `a`'s shape (`dx = d * x + d * x` after `z = x * x; np.sum(z)`)."""
+    if not shapes:
+        return
+    loads, good = {}, {}
+    for node in gast.walk(function):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads[node.id] = loads.get(node.id, 0) + 1
+    spreads = {s.targets[0].id: s for s in gast.walk(function) if isinstance(s, gast.Assign)
+               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+               and _whole_spread(s.value) and isinstance(s.value.args[1], gast.Name)}
+    assigned = {}
+    for node in gast.walk(function):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            assigned[node.id] = assigned.get(node.id, 0) + 1
+    for node in gast.walk(function):
+        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult)):
+            continue
+        factors = [getattr(h, s) for h, s in _factors(node)]
+        for factor in factors:
+            if isinstance(factor, gast.Name) and factor.id in spreads and any(
+                    _same_shape(f, spreads[factor.id].value.args[1], shapes) for f in factors):
+                good[factor.id] = good.get(factor.id, 0) + 1
+    aliases = {}
+    for name, statement in spreads.items():
+        if assigned.get(name) == 1 and good.get(name, 0) == loads.get(name, 0) > 0:
+            statement.value = statement.value.args[0]
+            value = statement.value
+            if isinstance(value, gast.Name) and assigned.get(value.id, 0) == 0:
+                aliases[name] = (statement, value.id)  # `d = d_result`: read d_result itself
+    if aliases:
+        for node in gast.walk(function):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                    node.id in aliases:
+                node.id = aliases[node.id][1]
+        dropped = [statement for statement, _ in aliases.values()]
+        for node in gast.walk(function):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and any(s in dropped for s in body):
+                body[:] = [s for s in body if s not in dropped]
+
+
+def _factors(node):
+    """(holder, field) of each factor of a product `a * b * c` (a tree of `*` only; a factor is
+    counted once, where it sits: nested products are descended into)."""
+    out = []
+    for side in ("left", "right"):
+        child = getattr(node, side)
+        if isinstance(child, gast.BinOp) and isinstance(child.op, gast.Mult):
+            out += _factors(child)
+        else:
+            out.append((node, side))
+    return out
+
+
+def _same_shape(node, array, shapes):
+    """`node` is the name `array` or a name of its shape class."""
+    if not isinstance(node, gast.Name):
+        return False
+    if node.id == array.id:
+        return True
+    return shapes.get(node.id) is not None and shapes.get(node.id) is shapes.get(array.id)
 
 
 def _whole_spread(node):

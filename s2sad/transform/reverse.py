@@ -113,6 +113,7 @@ class _Reverse:
         function = gast.FunctionDef(adjoint_name, args, statements, [], None, None, [])
         saves.preallocate(function)
         defer.defer(function, self.namer)
+        function.s2sad_shapes = kinds_module.stable_shapes(self.body)  # for optimize.tidy
         function.body[:0] = [nodes.Comment("---- forward sweep ----")] + saves.stacks()
         return function
 
