@@ -84,6 +84,7 @@ class Blocks:
         except template.BindError as exc:
             return self._problem(statement, str(exc))
         for argument, expression in pairs:
+            _mark_shapes(expression, statement)
             if isinstance(argument, gast.Tuple):
                 self._contribute_each(argument, expression, varied)
                 continue
@@ -262,6 +263,20 @@ def _names_in(node):
 
 def _first_name(result):
     return result.id if isinstance(result, gast.Name) else result.elts[0].id
+
+
+def _mark_shapes(expression, statement):
+    """Each forward value a gradient expression reads, and each `rt.unreduce(g, a, None)` in it,
+    gets the shape class kinds.py saw at `statement` (`s2sad_class`): optimize.py may then
+    multiply by `g` where the spread is multiplied by an array of the same class."""
+    shapes = getattr(statement, "s2sad_shapes", {})
+    for node in gast.walk(expression):
+        if isinstance(node, gast.Name) and node.id in shapes:
+            node.s2sad_class = shapes[node.id]
+        elif isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == \
+                ["rt", "unreduce"] and len(node.args) == 3 and \
+                isinstance(node.args[1], gast.Name) and node.args[1].id in shapes:
+            node.s2sad_class = shapes[node.args[1].id]
 
 
 def _unbroadcast(expression, argument, others, statement):

@@ -33,7 +33,62 @@ def tidy(function):
         elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
                 _whole_spread(node.value):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
+    _drop_unread_stacks(function)
     return function
+
+
+def _drop_unread_stacks(function):
+    """A value kept on a stack that the backward sweep no longer reads once tidied (it was kept
+    for its shape: `rt.unreduce(g, _t29, None)` became `g`) is kept no more: its pushes, pops
+    and the stack go."""
+    body = function.body
+    start = next((k for k, s in enumerate(body) if isinstance(s, Comment) and
+                  "backward sweep" in s.text), None)
+    if start is None:
+        return
+    backward = body[start:]
+    pops = {}
+    for node in (n for s in backward for n in gast.walk(s)):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and _stack_call(node.value, "pop"):
+            pops.setdefault(node.value.func.value.id, []).append(node)
+    read = {n.id for s in backward for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    used = {}  # stack -> its reads other than `.append(...)` and `.pop()`
+    calls = {id(n.func.value) for n in gast.walk(function)
+             if _stack_call(n, "pop") or _stack_call(n, "append")}
+    for node in gast.walk(function):
+        if isinstance(node, gast.Name) and node.id in pops and id(node) not in calls and \
+                isinstance(node.ctx, gast.Load):
+            used[node.id] = True
+    dead = {stack for stack, statements in pops.items() if stack not in used and
+            all(s.targets[0].id not in read for s in statements)}
+    if not dead:
+        return
+
+    def keep(statement):
+        if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], gast.Name):
+            if statement.targets[0].id in dead:
+                return False  # `_stack_t = []`
+            return not (_stack_call(statement.value, "pop") and
+                        statement.value.func.value.id in dead)
+        return not (isinstance(statement, gast.Expr) and
+                    _stack_call(statement.value, "append") and
+                    statement.value.func.value.id in dead)
+
+    for node in gast.walk(function):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                block[:] = [s for s in block if keep(s)] or [gast.Pass()]
+
+
+def _stack_call(node, method):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+        node.func.attr == method and isinstance(node.func.value, gast.Name) and \
+        node.func.value.id.startswith("_stack")
+
 
 
 def accumulate_in_place(function):
@@ -304,7 +359,7 @@ def _spread_once(node, shapes):
     for holder, side in factors:
         spread = getattr(holder, side)
         if _whole_spread(spread) and isinstance(spread.args[1], gast.Name) and any(
-                _same_shape(getattr(h, s), spread.args[1], shapes) for h, s in factors):
+                _same_shape(getattr(h, s), spread, shapes) for h, s in factors):
             setattr(holder, side, spread.args[0])
     return node
 
@@ -312,8 +367,6 @@ def _spread_once(node, shapes):
 def _spread_names_once(function, shapes):
     """`d = rt.unreduce(g, a, None)` -> `d = g` where every read of `d` is a factor of a product
     with an array of `a`'s shape (`dx = d * x + d * x` after `z = x * x; np.sum(z)`)."""
-    if not shapes:
-        return
     loads, good = {}, {}
     for node in gast.walk(function):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
@@ -331,7 +384,7 @@ def _spread_names_once(function, shapes):
         factors = [getattr(h, s) for h, s in _factors(node)]
         for factor in factors:
             if isinstance(factor, gast.Name) and factor.id in spreads and any(
-                    _same_shape(f, spreads[factor.id].value.args[1], shapes) for f in factors):
+                    _same_shape(f, spreads[factor.id].value, shapes) for f in factors):
                 good[factor.id] = good.get(factor.id, 0) + 1
     aliases = {}
     for name, statement in spreads.items():
@@ -365,11 +418,17 @@ def _factors(node):
     return out
 
 
-def _same_shape(node, array, shapes):
-    """`node` is the name `array` or a name of its shape class."""
+def _same_shape(node, spread, shapes):
+    """`node` is the array `spread` spreads over (`rt.unreduce(g, a, None)`), or a name of its
+    shape class: for the whole function (`shapes`), or where both were read (blocks.py marks
+    them with the class kinds.py saw there)."""
     if not isinstance(node, gast.Name):
         return False
+    array = spread.args[1]
     if node.id == array.id:
+        return True
+    here = getattr(node, "s2sad_class", None)
+    if here is not None and here is getattr(spread, "s2sad_class", None):
         return True
     return shapes.get(node.id) is not None and shapes.get(node.id) is shapes.get(array.id)
 
