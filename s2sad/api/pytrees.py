@@ -21,9 +21,6 @@ import numpy
 from s2sad.transform.container_arguments import fresh
 from s2sad.transform.container_values import identifier
 
-KINDS = ("dict", "list", "tuple", "record")
-
-
 def is_container(value):
     return isinstance(value, (dict, list, tuple)) or \
         (dataclasses.is_dataclass(value) and not isinstance(value, type))
