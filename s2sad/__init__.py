@@ -14,6 +14,7 @@ what belongs there, importing only downwards:
     s2sad/templates/   (templates/ in the checkout) the derivative rules, data for the engine
     s2sad/errors.py    the errors and warnings s2sad raises
 """
+from s2sad.api.batching import vmap
 from s2sad.api.gradients import grad, source, value_and_grad
 from s2sad.api.higher import hessian, hvp
 from s2sad.api.modes import jacobian, jvp, vjp
@@ -27,7 +28,7 @@ from s2sad.tools.verify import VerificationError
 from s2sad.tools.verify import verify as verify_rule
 from s2sad.version import __version__  # noqa: F401  (s2sad.__version__)
 
-__all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian", "source",
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian", "vmap", "source",
            "stop_gradient", "grad_of", "checkpointed", "adjoint", "tangent", "nondifferentiable",
            "not_implemented", "d", "check", "verify_rule",
            "VerificationError", "S2sadError", "UserError", "UnsupportedError", "TemplateError",

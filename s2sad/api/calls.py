@@ -69,6 +69,20 @@ class Transformed:
         self._inputs = None       # the module constants it reads (constants.py), or None
         self._taken = None        # the names its code uses (leaf parameters avoid them)
 
+    def __getstate__(self):
+        """Pickled after its first call, it carries its Runners and their generated files: the
+        unpickled function runs without transforming again (a Dask worker may not even have
+        the source). What watches the globals of this process is made again there."""
+        return dict(self.__dict__, _globals=None, _watch=None, _by_key={}, _inputs=None)
+
+    drops_value = True  # its result leaves out the value, the generated function's first
+
+    def generated_arguments(self, args, kwargs, batched=False):
+        """(`bind`'s Arguments, what follows them) for a call with these arguments: the
+        generated function is called with both. `batched` (s2sad.vmap): the arguments have a
+        leading batch axis, so shapes are not checked against each other."""
+        raise NotImplementedError
+
     def build(self, kinds):
         """The Generated file for these kinds (subclasses: which pipeline entry)."""
         raise NotImplementedError

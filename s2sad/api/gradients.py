@@ -66,6 +66,25 @@ class GradientFunction(Transformed):
         self.with_value = with_value
         self.check_nan = check_nan
         self.kind = "value_and_grad" if with_value else "grad"
+        self.drops_value = not with_value
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if self.inner is not None:  # a generated function, made again where it is unpickled
+            state["func"] = state["__wrapped__"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.func is None:
+            self.rebuild()
+            self.__wrapped__ = self.func
+
+    def generated_arguments(self, args, kwargs, batched=False):
+        values = self.bind(args, kwargs)
+        if self.inner is not None and not batched:
+            higher.require_scalar(self.inner, values)
+        return values, [1.0]
 
     def build(self, kinds):
         return pipeline.gradient(self.func, self.leaf_positions(kinds), kinds,
@@ -79,9 +98,7 @@ class GradientFunction(Transformed):
             self.func = higher.derivative_function(self.inner)
 
     def __call__(self, *args, **kwargs):
-        values = self.bind(args, kwargs)
-        if self.inner is not None:
-            higher.require_scalar(self.inner, values)
+        values, _ = self.generated_arguments(args, kwargs)
         value, *grads = self._run(values)
         value = scalar_output(value, self.inner.func if self.inner is not None else self.func)
         layout = values.layout

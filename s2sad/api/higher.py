@@ -114,10 +114,16 @@ class HvpFunction(Transformed):
     def user_function(self):
         return self.user_func
 
+    def __getstate__(self):
+        return dict(super().__getstate__(), directional=None)  # made again on first use
+
     def rebuild(self):
         self.directional = None
 
-    def bind(self, args, kwargs):
+    def generated_arguments(self, args, kwargs, batched=False):
+        return self.bind(args, kwargs, check=not batched), [1.0]
+
+    def bind(self, args, kwargs, check=True):
         count = len(self.positions)
         if len(args) < count:
             raise argument_error(f"hvp of {self.user_func.__name__}: pass the arguments, then "
@@ -128,7 +134,7 @@ class HvpFunction(Transformed):
         names = list(self.user_signature.parameters)
         for v, i in zip(args[len(args) - count:], self.positions):
             vector = as_float(v, f"the vector for '{names[i]}'")
-            if numpy.shape(vector) != numpy.shape(values[i]):
+            if check and numpy.shape(vector) != numpy.shape(values[i]):
                 raise argument_error(f"the vector for '{names[i]}' has shape "
                                      f"{numpy.shape(vector)}, '{names[i]}' has shape "
                                      f"{numpy.shape(values[i])}",

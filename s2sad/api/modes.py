@@ -58,7 +58,9 @@ class JvpFunction(Transformed):
     def build(self, kinds):
         return pipeline.tangent(self.func, self.leaf_positions(kinds), kinds)
 
-    def __call__(self, *args, **kwargs):
+    drops_value = False
+
+    def generated_arguments(self, args, kwargs, batched=False):
         count = len(self.positions)
         if len(args) < count:
             raise argument_error(f"jvp of {self.func.__name__}: pass the arguments, then one "
@@ -73,8 +75,12 @@ class JvpFunction(Transformed):
         if not layout.plain:
             given = _leaves(layout, given, self.wrt_names, "tangent")
         names = [layout.names[i] for i in layout.positions]
-        tangents = [_tangent_like(t, values[i], name) for t, i, name in
+        tangents = [_tangent_like(t, values[i], name, check=not batched) for t, i, name in
                     zip(given, layout.positions, names)]
+        return values, tangents
+
+    def __call__(self, *args, **kwargs):
+        values, tangents = self.generated_arguments(args, kwargs)
         value, tangent = self.split(self.runner(values)(*values, *tangents))
         return _output(value, self.func), _shaped(tangent, value)
 
@@ -93,14 +99,16 @@ class VjpFunction(Transformed):
     def build(self, kinds):
         return pipeline.adjoint(self.func, self.leaf_positions(kinds), kinds)
 
-    def __call__(self, *args, **kwargs):
+    def generated_arguments(self, args, kwargs, batched=False):
         if not args:
             raise argument_error(f"vjp of {self.func.__name__}: pass the arguments, then the "
                                  "cotangent (shaped like the output)",
                                  why="a vjp weighs the output with the cotangent",
                                  fix="call it as vjp_f(*args, cotangent)")
-        values = self.bind(args[:-1], kwargs)
-        cotangent = _cotangent(args[-1])
+        return self.bind(args[:-1], kwargs), [_cotangent(args[-1])]
+
+    def __call__(self, *args, **kwargs):
+        values, (cotangent,) = self.generated_arguments(args, kwargs)
         runner = self.runner(values)  # transformation errors are not about the cotangent
         try:
             value, *grads = runner(*values, cotangent)
@@ -220,9 +228,9 @@ def _scalar_if_0d(block):
     return float(block) if block.ndim == 0 else block
 
 
-def _tangent_like(tangent, primal, name):
+def _tangent_like(tangent, primal, name, check=True):
     tangent = as_float(tangent, f"d{name}")
-    if numpy.shape(tangent) != numpy.shape(primal):
+    if check and numpy.shape(tangent) != numpy.shape(primal):
         raise argument_error(f"the tangent of '{name}' has shape {numpy.shape(tangent)}, "
                              f"'{name}' has shape {numpy.shape(primal)}",
                              why="a tangent is a direction in the space of its parameter",

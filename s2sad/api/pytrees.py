@@ -137,6 +137,21 @@ def _record_like(like, values):
     return made
 
 
+def leaves_of(value):
+    """The leaves of any value in the order `flatten` and `rebuild` walk them (static leaves
+    left out, as `rebuild` keeps them); a value that is no container is its one leaf."""
+    if is_static(value):
+        return []
+    if not is_container(value):
+        return [value]
+    return [leaf for child in children(value)[2] for leaf in leaves_of(child)]
+
+
+def map_leaves(value, function):
+    """`value` rebuilt with `function(leaf)` for each of its leaves."""
+    return rebuild(value, iter([function(leaf) for leaf in leaves_of(value)]))
+
+
 def leaf_names(spec):
     if is_static_spec(spec):
         return []

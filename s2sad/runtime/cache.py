@@ -15,6 +15,7 @@ import hashlib
 import importlib.metadata
 import os
 import platform
+import re
 import sys
 import tempfile
 import warnings
@@ -136,6 +137,54 @@ def remember(path, text):
     """Take `text`, read from `path` and checked by the caller (the index of generated files),
     as what this process stored there: text_of serves it, and writes it again if it goes."""
     _stored[path] = text
+
+
+_LINK = re.compile(r"rt\.load\(__name__, '([A-Za-z0-9_]+)', ")
+
+
+def links(text):
+    """The file names a generated module links to (`rt.load(__name__, '<stem>', ...)`), or
+    None if it links in another way (then do not guess)."""
+    stems = _LINK.findall(text)
+    return None if len(stems) != text.count("rt.load(") else [f"{s}.py" for s in stems]
+
+
+def bundle(path):
+    """{file name: text} of the generated file `path` and of every one it links: what a
+    gradient function carries when it is pickled (`install` puts it in another cache)."""
+    files, todo = {}, [os.path.basename(path)]
+    directory = os.path.dirname(path)
+    while todo:
+        name = todo.pop()
+        if name in files:
+            continue
+        candidates = [os.path.join(d, name) for d in [directory, *directories()]]
+        found = next((p for p in candidates if is_known(p)), None)
+        if found is None:
+            raise FileNotFoundError(f"s2sad: the generated file {name} is gone")
+        files[name] = text_of(found)
+        todo += links(files[name]) or []
+    return files
+
+
+def install(files):
+    """Put the files of a `bundle` (named by their content digest) in this process's cache
+    directory (or, if it cannot be written, a temporary one); the directory they are in."""
+    directory = cache_dir()
+    try:
+        _write_all(directory, files)
+    except OSError as exc:
+        directory = _fall_back(directory, exc)
+        _write_all(directory, files)
+    return directory
+
+
+def _write_all(directory, files):
+    for name, text in files.items():
+        path = os.path.join(directory, name)
+        if not _has_content(path, text):
+            write_atomically(path, text)
+        _stored[path] = text
 
 
 def is_known(path):

@@ -86,9 +86,10 @@ def link(caller_name, stem, attribute):
 def _compile_lazily(module, name):
     import numba
     dispatch.install()     # rt's helpers, for Numba
+    parallel = set(vars(module).get("PARALLEL", ()))  # loops of prange (batch.py)
     for attribute, value in list(vars(module).items()):
         if isinstance(value, types.FunctionType) and value.__module__ == name:
-            dispatcher = numba.njit(cache=True)(value)
+            dispatcher = numba.njit(cache=True, parallel=attribute in parallel)(value)
             _check_cache_files(dispatcher)
             setattr(module, attribute, dispatcher)
 
@@ -186,6 +187,18 @@ class Runner:
         self.python_only = python_only  # functions whose rules Numba cannot compile
         self._signatures = set()
         self._by_key = {}           # type_key(args) -> the dispatcher compiled for them
+
+    def __getstate__(self):
+        """Pickled (to a process pool, a Dask worker): the generated files travel with it, by
+        name and text; compiled code does not (each process compiles into its own cache)."""
+        state = dict(self.__dict__, _signatures=set(), _by_key={})
+        state["files"] = cache.bundle(self.path)
+        return state
+
+    def __setstate__(self, state):
+        files = state.pop("files")
+        self.__dict__.update(state)
+        self.path = os.path.join(cache.install(files), os.path.basename(self.path))
 
     def __call__(self, *args):
         dispatcher = self._by_key.get(type_key(args)) if self.jit else None

@@ -26,7 +26,6 @@ import json
 import linecache
 import numbers
 import os
-import re
 import time
 import types
 
@@ -291,9 +290,6 @@ def record(key, generated, scalar=False):
         pass
 
 
-_LINK = re.compile(r"rt\.load\(__name__, '([A-Za-z0-9_]+)', ")
-
-
 def _linked_files(directory, name):
     """{file name: sha256} of the generated file and of every one it links (rt.load), or None
     if one is not a generated file of `directory` this process knows."""
@@ -306,11 +302,11 @@ def _linked_files(directory, name):
         if not cache.is_known(path):
             return None
         text = cache.text_of(path)
-        links = _LINK.findall(text)
-        if len(links) != text.count("rt.load("):
+        links = cache.links(text)
+        if links is None:
             return None  # a link written another way: do not guess
         files[name] = hashlib.sha256(text.encode()).hexdigest()
-        todo += [f"{stem}.py" for stem in links]
+        todo += links
     return files
 
 
