@@ -65,6 +65,7 @@ class Transformed:
         self._globals = None      # what func and its callees read, when last transformed
         self._watch = None        # a quick test that none of that was rebound since
         self._by_key = {}         # jit.type_key(arguments) -> their Runner: the call path
+        self._fast = {}           # type_key(the user's arguments) -> (compiled, Runner): `fast`
         self._checked_uses = False
         self._inputs = None       # the module constants it reads (constants.py), or None
         self._taken = None        # the names its code uses (leaf parameters avoid them)
@@ -73,7 +74,8 @@ class Transformed:
         """Pickled after its first call, it carries its Runners and their generated files: the
         unpickled function runs without transforming again (a Dask worker may not even have
         the source). What watches the globals of this process is made again there."""
-        return dict(self.__dict__, _globals=None, _watch=None, _by_key={}, _inputs=None)
+        return dict(self.__dict__, _globals=None, _watch=None, _by_key={}, _fast={},
+                    _inputs=None)
 
     drops_value = True  # its result leaves out the value, the generated function's first
 
@@ -155,6 +157,31 @@ class Transformed:
         """The generated function's parameters before its seed (tangents or d_result)."""
         return layout.names + [name for name, _ in self.constants()]
 
+    def fast(self, args, kwargs):
+        """The compiled generated function for a call whose arguments need nothing done to
+        them (given by position, none missing, no container, the `wrt` ones floats or float64
+        arrays already, nothing the function reads rebound since), or None. Half the time of
+        a small gradient went into converting arguments that needed no conversion."""
+        if kwargs or not self._fast:
+            return None
+        found = self._fast.get(type_key(args))
+        if found is None or not self._watch.unchanged():
+            return None
+        self._kinds = found[1].kinds
+        return found[0]
+
+    def remember_fast(self, args, kwargs, values, extras, runner):
+        """After a call through `bind` and `runner`: if it used the arguments as given, the
+        next call with arguments of the same types can skip both (`fast`)."""
+        if kwargs or not values.layout.plain or \
+                len(args) + len(self.constants()) != len(values) or \
+                any(a is not v for a, v in zip(args, values)):
+            return
+        compiled = runner.compiled(list(values) + list(extras))
+        key = type_key(args)
+        if compiled is not None and key is not None:
+            self._fast[key] = (compiled, runner)
+
     def runner(self, values):
         """The Runner for these arguments' kinds (transforming on first use); `values` are
         what `bind` returned."""
@@ -212,6 +239,7 @@ class Transformed:
             self._runners.clear()
             self.rebuild()
         self._by_key.clear()
+        self._fast.clear()
         self._inputs = None
         self._taken = None
         self._globals = state
@@ -519,12 +547,12 @@ def output_location(func):
 def shaped_like(grads, inputs, func):
     out = []
     for g, x in zip(grads, inputs):
+        if type(g) is float and type(x) is float:
+            out.append(g)
+            continue
         if type(g) is numpy.ndarray and type(x) is numpy.ndarray and g.shape == x.shape and \
                 g.dtype is _FLOAT64 and not any(g is other for other in out):
             out.append(g)  # the call path: already what is handed out
-            continue
-        if type(g) is float and type(x) is float:
-            out.append(g)
             continue
         if isinstance(x, float):
             if numpy.ndim(g) != 0:

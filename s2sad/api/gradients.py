@@ -11,7 +11,7 @@ import functools
 from s2sad.runtime import rt
 from s2sad.transform import nancheck, pipeline
 
-from . import higher
+from . import batching, higher
 from .calls import Transformed, argument_error, scalar_output, shaped_like, short_repr
 
 
@@ -42,6 +42,8 @@ def value_and_grad(func=None, wrt=0, *, jit=None, strict=False, check_nan=False)
 
 def source(gradient_function):
     """The generated Python source of a function made by s2sad (grad, jvp, vjp, ...)."""
+    if isinstance(gradient_function, batching.Batched) and gradient_function.source:
+        return gradient_function.source  # its batch loop (which calls the function's code)
     if not isinstance(gradient_function, Transformed):
         raise argument_error(f"s2sad.source() takes a function made by s2sad, not "
                              f"{short_repr(gradient_function)}",
@@ -98,12 +100,25 @@ class GradientFunction(Transformed):
             self.func = higher.derivative_function(self.inner)
 
     def __call__(self, *args, **kwargs):
-        values, _ = self.generated_arguments(args, kwargs)
+        fast = self.fast(args, kwargs)
+        if fast is not None:
+            try:
+                value, *grads = fast(*args, *self.constant_values(), 1.0)
+            except Exception:  # noqa: BLE001 -- the general path below says what and where
+                pass
+            else:
+                return self._result(value, grads, args, self.positions)
+        values, extras = self.generated_arguments(args, kwargs)
         value, *grads = self._run(values)
-        value = scalar_output(value, self.inner.func if self.inner is not None else self.func)
+        self.remember_fast(args, kwargs, values, extras, self.runner(values))
         layout = values.layout
-        grads = layout.gather(shaped_like(grads, [values[i] for i in layout.positions],
-                                          self.func))
+        return self._result(value, grads, values, layout.positions, layout)
+
+    def _result(self, value, grads, values, positions, layout=None):
+        value = scalar_output(value, self.inner.func if self.inner is not None else self.func)
+        grads = shaped_like(grads, [values[i] for i in positions], self.func)
+        if layout is not None:
+            grads = layout.gather(grads)
         result = grads[0] if self.single else tuple(grads)
         return (value, result) if self.with_value else result
 

@@ -188,6 +188,10 @@ class Runner:
         self._signatures = set()
         self._by_key = {}           # type_key(args) -> the dispatcher compiled for them
 
+    @property
+    def source(self):
+        return cache.text_of(self.path)
+
     def __getstate__(self):
         """Pickled (to a process pool, a Dask worker): the generated files travel with it, by
         name and text; compiled code does not (each process compiles into its own cache)."""
@@ -218,6 +222,10 @@ class Runner:
         except Exception as exc:  # compiled code has no lines: say how to see them
             tracing.annotate_compiled(exc, self.path, self.label)
             raise
+
+    def compiled(self, args):
+        """The dispatcher already compiled for arguments of these types, or None."""
+        return self._by_key.get(type_key(args)) if self.jit else None
 
     def as_python(self, *args):
         """Run the generated function as Python (also to read the frames of an error)."""
@@ -274,10 +282,8 @@ def type_key(args):
     key = []
     for arg in args:
         kind = type(arg)
-        if kind is numpy.ndarray:
-            flags = arg.flags
-            key.append((arg.ndim, arg.dtype.num, flags.c_contiguous, flags.f_contiguous,
-                        flags.writeable, flags.aligned))
+        if kind is numpy.ndarray:  # flags.num: contiguity, writeable, aligned (and owndata)
+            key.append((arg.ndim, arg.dtype.num, arg.flags.num))
         elif kind in _SCALARS:
             key.append(kind)
         else:
