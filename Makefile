@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: bench bench-loops bench-checkpoint chase coverage verify fuzz tangent
+.PHONY: bench bench-loops bench-checkpoint bench-scale chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -24,6 +24,11 @@ test: $(STAMP)
 # prints the timings, the latencies, the generated / hand-written lines and issue 18's targets.
 bench: $(STAMP)
 	$(PY) benchmarks/run.py $(ARGS)
+
+# Issue 20: vmap against a loop of calls and JAX vmap(grad), 1 against 2 threads, and Dask
+# LocalCluster throughput for 1 and 2 workers; runs in .venv-bench, writes benchmarks/SCALE.md.
+bench-scale: $(STAMP)
+	$(PY) benchmarks/scale.py $(ARGS)
 
 bench-loops: $(STAMP)
 	$(PY) benchmarks/loop_benchmark.py $(ARGS)

@@ -40,10 +40,21 @@ class Batched:
     def __init__(self, func, in_axes):
         self.func, self.in_axes = func, in_axes
         self._loops = {}  # (Runner, argument and output structure) -> the batch loop's Runner
+        self._last = None
         self.__wrapped__ = func
 
     def __repr__(self):
         return f"<s2sad vmap of {self.func!r}, in_axes={self.in_axes!r}>"
+
+    @property
+    def path(self):
+        """The generated batch loop the last call ran (None before, or when examples are
+        called one by one in Python)."""
+        return self._last.path if self._last is not None else None
+
+    @property
+    def source(self):
+        return self._last.source if self._last is not None else None
 
     def __call__(self, *args, **kwargs):
         axes = _axes(self.in_axes, args)
@@ -70,6 +81,7 @@ class Batched:
         loop = self._loops.get(key)
         if loop is None:
             loop = self._loops[key] = batch.loop(runner, example, whole, raw)
+        self._last = loop
         outputs = batch.outputs(raw, n)
         loop(n, *outputs, *batch.arguments(example, whole))
         skip = len(pytrees.leaves_of(raw[0])) if self.func.drops_value else 0
