@@ -29,6 +29,7 @@ CASES = {
     "flat_copy 0-d": (arrays.flat_copy, lambda: (np.array(2.5),)),
     "scatter_rows repeated": (core.scatter_rows,
                               lambda: (np.zeros((4, 2)), np.array([0, 2, 0, 3]), _x(4, 2))),
+    "example of a batch of rows": (core.example, lambda: (_x(4, 2), 1)),
     "scatter_value repeated": (core.scatter_value,
                                lambda: (np.zeros(5), np.array([1, 1, 4]), 0.5)),
     "digamma_array": (special.digamma_array,

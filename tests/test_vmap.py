@@ -146,7 +146,7 @@ def test_compiled_loop_is_a_prange_of_the_generated_code(batched_results):
     with open(loop.path) as handle:
         text = handle.read()
     assert "for k in prange(n):" in text
-    assert "result = dlogistic(w, x[k], y[k], d_result)" in text
+    assert "result = dlogistic(w, rt.example(x, k), rt.example(y, k), d_result)" in text
     from s2sad.runtime import jit
     dispatcher = getattr(jit.load(loop.path, jit.JIT), "batched")
     assert dispatcher.targetoptions.get("parallel") is True
@@ -173,3 +173,18 @@ def test_bad_in_axes_are_located_errors(in_axes, args, message):
 def test_not_a_function():
     with pytest.raises(s2sad.ArgumentError, match="takes a function"):
         s2sad.vmap(3.0)
+
+
+def ratio(a, b):
+    return a / b
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["jit", "python"])
+def test_an_example_that_fails_is_named(jit):
+    """Numba's parallel loop cannot say which example raised, nor what: s2sad finds it."""
+    batched = s2sad.vmap(s2sad.grad(ratio, wrt=(0, 1), jit=jit), in_axes=0)
+    numpy.testing.assert_allclose(batched(numpy.array([1.0, 2.0]), numpy.array([2.0, 4.0]))[1],
+                                  [-0.25, -0.125])
+    with pytest.raises(ZeroDivisionError) as info:
+        batched(numpy.array([1.0, 2.0, 3.0]), numpy.array([1.0, 0.0, 4.0]))
+    assert "(s2sad.vmap: in example 1 of the batch)" in info.value.__notes__

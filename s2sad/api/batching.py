@@ -65,12 +65,10 @@ class Batched:
         result = self.func(*first, **kwargs)  # checks everything, compiles what the loop calls
         if not isinstance(self.func, Transformed) or getattr(self.func, "check_nan", False):
             # check_nan explains a NaN by running the one example again: keep examples apart
-            results = [result] + [self.func(*_example(moved, axes, k), **kwargs)
-                                  for k in range(1, n)]
-            return _stacked(results)
-        return self._looped(result, first, moved, kwargs, n)
+            return _stacked([result] + _one_by_one(self.func, moved, axes, kwargs, n, 1))
+        return self._looped(result, first, moved, axes, kwargs, n)
 
-    def _looped(self, result, first, moved, kwargs, n):
+    def _looped(self, result, first, moved, axes, kwargs, n):
         values, tail = self.func.generated_arguments(first, kwargs)
         runner = self.func.runner(values)
         example = list(values) + list(tail)
@@ -83,7 +81,13 @@ class Batched:
             loop = self._loops[key] = batch.loop(runner, example, whole, raw)
         self._last = loop
         outputs = batch.outputs(raw, n)
-        loop(n, *outputs, *batch.arguments(example, whole))
+        try:
+            loop(n, *outputs, *batch.arguments(example, whole))
+        except Exception:
+            # Numba's parallel loop cannot say which example failed, nor why (a SystemError):
+            # call them one by one, and the first that fails raises its own error
+            _one_by_one(self.func, moved, axes, kwargs, n)
+            raise
         skip = len(pytrees.leaves_of(raw[0])) if self.func.drops_value else 0
         leaves = pytrees.leaves_of(result)
         if len(outputs) - skip != len(leaves):
@@ -162,6 +166,18 @@ def _size(moved, axes):
 def _example(moved, axes, k):
     return [arg if axis is None else pytrees.map_leaves(arg, lambda leaf: leaf[k])
             for arg, axis in zip(moved, axes)]
+
+
+def _one_by_one(func, moved, axes, kwargs, n, start=0):
+    """func's results for examples start..n-1; an error says which example raised it."""
+    results = []
+    for k in range(start, n):
+        try:
+            results.append(func(*_example(moved, axes, k), **kwargs))
+        except Exception as exc:
+            exc.add_note(f"(s2sad.vmap: in example {k} of the batch)")
+            raise
+    return results
 
 
 def _structure(example, whole):

@@ -6,14 +6,15 @@ per example of a batch,
 
     def batched(n, out0, out1, w, x, y, d_result):
         for k in prange(n):
-            result = dloss(w, x[k], y[k], d_result)
+            result = dloss(w, rt.example(x, k), rt.example(y, k), d_result)
             out0[k] = result[0]
             out1[k] = result[1]
 
 Compiled by Numba with `parallel=True` (the file's PARALLEL names it, jit.py reads that), the
 loop runs on every core Numba's threads may use; run as Python, `prange` is `range`: the same
 loop over the same generated code. Batched arguments arrive with the batch axis first and C
-contiguous, so `x[k]` has the Numba type the generated function was compiled for.
+contiguous, so example k (`rt.example(x, k)`: `x[k]`, a Python number when run as Python)
+has the type the generated function was compiled for.
 """
 import inspect
 import os
@@ -67,7 +68,7 @@ def _slot(name, example, whole, k):
         params = [p for part, _ in parts for p in part]
         inner = ", ".join(expression for _, expression in parts)
         return params, f"({inner}{',' if len(parts) == 1 else ''})"
-    return [name], f"{name}[{k}]" if _batched(example, whole) else name
+    return [name], f"rt.example({name}, {k})" if _batched(example, whole) else name
 
 
 def _paths(result, path):
