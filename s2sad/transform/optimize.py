@@ -34,7 +34,46 @@ def tidy(function):
                 _whole_spread(node.value):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
     _drop_unread_stacks(function)
+    _drop_dead_temporaries(function)
     return function
+
+
+def _drop_dead_temporaries(function):
+    """A temporary that nothing reads any more (`_t17 = 3 * hidden`, whose value folding put
+    where it was read) goes, with what only it read, when computing it has no effect."""
+    while True:
+        read = {n.id for n in gast.walk(function) if isinstance(n, gast.Name) and
+                isinstance(n.ctx, gast.Load)}
+        dropped = False
+        for statements in _statement_lists(function):
+            keep = [s for s in statements if not _dead(s, read)]
+            if len(keep) != len(statements):
+                statements[:] = keep
+                dropped = True
+        if not dropped:
+            return
+
+
+def _dead(statement, read):
+    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0]
+    return isinstance(target, gast.Name) and target.id not in read and \
+        target.id.lstrip("d").startswith("_t") and _no_effect(statement.value)
+
+
+def _no_effect(node):
+    """Arithmetic on names and constants, subscripts and attributes of names: nothing that
+    can raise or write (a call can)."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.BinOp):
+        return not isinstance(node.op, (gast.Div, gast.FloorDiv, gast.Mod, gast.MatMult,
+                                        gast.Pow)) and \
+            _no_effect(node.left) and _no_effect(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return _no_effect(node.operand)
+    return False
 
 
 def _drop_unread_stacks(function):
