@@ -107,3 +107,10 @@ def test_second_derivatives_pickle(tmp_path):
     args = (rng.normal(size=3), rng.normal(size=(6, 3)), numpy.ones(6), rng.normal(size=3))
     function = s2sad.hvp(logistic)
     run_child(tmp_path, function, args, function(*args), mode="transform")
+
+
+def test_a_batched_gradient_pickles(tmp_path):
+    rng = numpy.random.default_rng(7)
+    batched = s2sad.vmap(s2sad.grad(logistic), in_axes=(None, 0, 0))
+    args = (rng.normal(size=3), rng.normal(size=(4, 6, 3)), numpy.ones((4, 6)))
+    run_child(tmp_path, batched, args, batched(*args))

@@ -46,6 +46,9 @@ class Batched:
     def __repr__(self):
         return f"<s2sad vmap of {self.func!r}, in_axes={self.in_axes!r}>"
 
+    def __getstate__(self):  # the loops are made again where it is unpickled
+        return dict(self.__dict__, _loops={}, _last=None)
+
     @property
     def path(self):
         """The generated batch loop the last call ran (None before, or when examples are
