@@ -161,6 +161,7 @@ def test_compiled_loop_is_a_prange_of_the_generated_code(batched_results):
                               "leaf of it) is a float"),
     ((None, 2, 0), (W, X, Y), "positional argument 1 is batched along axis 2"),
     (("rows", 0, 0), (W, X, Y), "'rows' is not an axis"),
+    ((None, 0, 0), (W, X[:0], Y[:0]), "the batch is empty"),
 ])
 def test_bad_in_axes_are_located_errors(in_axes, args, message):
     with pytest.raises(s2sad.ArgumentError) as info:

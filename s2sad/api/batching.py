@@ -163,7 +163,13 @@ def _size(moved, axes):
                              f"{described}",
                              why="each example takes one index of every batched argument",
                              fix="batch every argument along an axis of the same length")
-    return next(iter(sizes))
+    n = next(iter(sizes))
+    if n == 0:
+        raise argument_error("vmap: the batch is empty (its batch axis has length 0)",
+                             why="the shapes of the results are those of an example's, and "
+                                 "there is none",
+                             fix="call it with at least one example")
+    return n
 
 
 def _example(moved, axes, k):
