@@ -659,6 +659,29 @@ def modulo_index(x, n):
     return s
 
 
+def gated_recurrence(w, b, xs):
+    """Values made fresh in each trip, of one shape whatever the carried state holds, are kept
+    in an array of rows; the state, which broadcasts from one element to the shape of b in its
+    first trip, stays on a list."""
+    state = np.zeros(1)
+    total = 0.0
+    for t in range(xs.shape[0]):
+        gate = np.tanh(w @ xs[t] + b)
+        part = gate[:2] * gate[1:3]
+        state = 0.5 * state + gate
+        total = total + np.sum(part * state[:2]) + np.sum(state * state)
+    return total
+
+
+def growing_slices(x, n):
+    """A value kept in a loop whose shape changes every trip (x[:i + 1]) keeps its list."""
+    total = 0.0
+    for i in range(n):
+        head = x[:i + 1]
+        total = total + np.sum(np.sin(head) * head)
+    return total
+
+
 CASES = [
     (if_elif_else, lambda r: (_near(r, (-2.0, 0.0, 2.0), 0.6),), 0),
     (nested_if, lambda r: _mul(_signed(r, SIGNS2), (r.uniform(0.5, 1.0), r.uniform(1.5, 2.0))),
@@ -727,4 +750,7 @@ CASES = [
     (shadow_param, lambda r: (r.uniform(0.2, 0.4), r.uniform(0.5, 0.8)), (0, 1)),
     (cond_expr_loop, lambda r: (r.uniform(0.3, 0.45), 6), 0),
     (modulo_index, lambda r: (r.normal(size=3), 7), 0),
+    (gated_recurrence, lambda r: (0.5 * r.normal(size=(4, 3)), 0.3 * r.normal(size=4),
+                                  r.normal(size=(5, 3))), (0, 1)),
+    (growing_slices, lambda r: (r.normal(size=5), 5), 0),
 ]

@@ -157,3 +157,21 @@ def test_products_of_kept_numbers_are_computed_again_not_kept(jit):
 def test_numbers_computed_from_each_other_in_a_loop(jit):
     grad = s2sad.grad(ex.crossed, wrt=(0, 1), jit=jit)
     check_gradient(ex.crossed, (0.7, 0.3, 6), (0, 1), jit_fn=grad)
+
+
+def test_arrays_of_one_shape_every_trip_are_kept_in_rows():
+    """Arrays a loop makes fresh in each trip, of a shape that cannot change between trips,
+    are kept as the rows of one array; a carried state (it broadcasts in its first trip) and
+    slices that grow keep their lists. Both gradients are checked against finite differences."""
+    import corpus_control as cc
+    args = (0.5 * RNG.normal(size=(4, 3)), 0.3 * RNG.normal(size=4), RNG.normal(size=(5, 3)))
+    grad = s2sad.grad(cc.gated_recurrence, wrt=(0, 1), jit=True)
+    check_gradient(cc.gated_recurrence, args, (0, 1), jit_fn=grad)
+    source = grad.source
+    for kept in ("gate", "part", "_t3"):
+        assert f"_stack_{kept} = rt.keep_row(_stack_{kept}, _trips0, t, {kept})" in source
+        assert f"{kept} = _stack_{kept}[t]" in source
+    assert "_stack_state = []" in source and "_stack_state.append(state)" in source
+    growing = s2sad.grad(cc.growing_slices, wrt=(0,), jit=True)
+    check_gradient(cc.growing_slices, (RNG.normal(size=5), 5), (0,), jit_fn=growing)
+    assert "rt.keep_row" not in growing.source

@@ -4,7 +4,7 @@ import numba
 import numpy as np
 import pytest
 
-from s2sad.runtime import arrays, core, dispatch, indexing, shape, special
+from s2sad.runtime import arrays, buffers, core, dispatch, indexing, shape, special
 
 dispatch.install()
 RNG = np.random.default_rng(7)
@@ -29,7 +29,7 @@ CASES = {
     "flat_copy 0-d": (arrays.flat_copy, lambda: (np.array(2.5),)),
     "scatter_rows repeated": (core.scatter_rows,
                               lambda: (np.zeros((4, 2)), np.array([0, 2, 0, 3]), _x(4, 2))),
-    "example of a batch of rows": (core.example, lambda: (_x(4, 2), 1)),
+    "example of a batch of rows": (buffers.example, lambda: (_x(4, 2), 1)),
     "scatter_value repeated": (core.scatter_value,
                                lambda: (np.zeros(5), np.array([1, 1, 4]), 0.5)),
     "digamma_array": (special.digamma_array,

@@ -19,7 +19,7 @@ from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_ax
                        is_int, is_list, is_none, is_python_object, is_scalar, is_tuple, jitable,
                        loops, python_only)
 
-__all__ = ["zeros_like", "rows", "some_trips", "example", "saved", "not_finite", "checkpoint_every",
+__all__ = ["zeros_like", "saved", "not_finite", "checkpoint_every",
            "item", "copy", "add_at", "unbroadcast", "broadcast_like", "reduce_sum", "total",
            "unreduce", "reduced_size",
            "dot_grad_a", "dot_grad_b", "matmul_grad_a", "matmul_grad_b"]
@@ -95,36 +95,6 @@ def not_finite(x):
     if is_array(x) or is_scalar(x):
         return lambda x: not np.all(np.isfinite(x))
     return python_only(lambda x: not np.all(np.isfinite(x)))
-
-
-@jitable
-def rows(trips, first):
-    """The array a list grown in a loop becomes (containers.py): zeros, a row shaped like
-    `first` (its first element) for each of the loop's `trips`."""
-    return np.zeros((trips,) + np.shape(first))
-
-
-@jitable
-def some_trips(trips):
-    """The trip count of a loop that grows a list, which must run at least once: the array it
-    becomes takes its shape from the first element."""
-    if trips <= 0:
-        raise ValueError("s2sad: a list grown in a loop that ran zero times has no element to "
-                         "take its shape from; give the loop at least one trip")
-    return trips
-
-
-def _example_loop(batch, k):
-    return batch[k]
-
-
-@compiled_as(_example_loop)
-def example(batch, k):
-    """Example k of a batched argument, in s2sad.vmap's loop (batch.py). Run as Python, a
-    number comes out as a Python number, as a single call would have been given it (and
-    `1.0 / 0.0` raises as it does there, where a NumPy float64 would warn and give inf)."""
-    value = batch[k]
-    return value.item() if value.ndim == 0 else value
 
 
 @jitable

@@ -79,6 +79,7 @@ def load(caller, stem, attribute):
 # Helpers for the template library, one module per area; re-exported so generated code calls
 # them as rt.<name>. Imported last: they use the helpers above.
 from .core import *  # noqa: E402,F401,F403
+from .buffers import *  # noqa: E402,F401,F403
 from .reductions import *  # noqa: E402,F401,F403
 from .reduction_tangents import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403

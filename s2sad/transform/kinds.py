@@ -233,6 +233,8 @@ def rank_of(value, scalars, ints, ranks):
             return 0
         if isinstance(atom, gast.Name):
             return 0 if atom.id in scalars else ranks.get(atom.id)
+        if isinstance(atom, (gast.UnaryOp, gast.Subscript)):  # `-gates[:hidden]` in a call
+            return rank_of(atom, scalars, ints, ranks)
         return None
 
     if isinstance(value, gast.Name):

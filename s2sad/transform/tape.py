@@ -8,7 +8,7 @@ expanded into loops and branches run in reverse.
 """
 import gast
 
-from . import checkpoint, kinds, nodes, normalize
+from . import activity, checkpoint, kinds, loop_shapes, nodes, normalize
 
 
 class Tape:
@@ -31,18 +31,27 @@ class Tape:
         (`_stack_x[t, i - 1] = x`, `x = _stack_x[t, i - 1]`): no list in compiled code, and a
         push inside an `if` just leaves its slot unused in the other iterations. Each inner
         range must not change while the nest runs (its trip count is read before it)."""
-        shapes, indexes = {}, {}
+        shapes, indexes, rows = {}, {}, {}
         for stack, sites in self.sites.items():
             if len(sites) != 1:
                 continue
             statement, outer, kept = sites[0]
             loops = self.loops_around[id(statement)]
-            if not (isinstance(kept, gast.Name) and kept.id not in statement.s2sad_ints and
-                    not getattr(kept, "s2sad_array", False)) or not loops or \
-                    loops[0] is not outer or not all(self._indexable(loop, loops)
-                                                     for loop in loops):
+            if not isinstance(kept, gast.Name) or kept.id in statement.s2sad_ints or \
+                    not loops or loops[0] is not outer or \
+                    not all(self._indexable(loop, loops) for loop in loops):
                 continue
             trips = self.recorded[id(outer)]
+            if getattr(kept, "s2sad_array", False):
+                rank = self._rows_of(statement, kept.id, loops)
+                if rank is None:
+                    continue
+                # made at the first push, shaped like the array: a row per iteration
+                empty = gast.Tuple([nodes.constant(0)] * (1 + rank), gast.Load())
+                shapes.setdefault(trips, []).append((stack, empty))
+                rows[stack] = trips
+                indexes[stack] = _index_of(loops[0])
+                continue
             sizes = [nodes.name(trips)] + [_call("len", nodes.clone(loop.iter))
                                            for loop in loops[1:]]
             shapes.setdefault(trips, []).append(
@@ -50,7 +59,27 @@ class Tape:
             index = [_index_of(loop) for loop in loops]
             indexes[stack] = index[0] if len(index) == 1 else gast.Tuple(index, gast.Load())
         self.preallocated.update(indexes)
-        _Preallocate(indexes, shapes).visit(function)
+        _Preallocate(indexes, shapes, rows).visit(function)
+
+    def _rows_of(self, statement, name, loops):
+        """The rank of the array `name` kept at `statement` in one loop, if the loop computes
+        it with the same shape at every iteration (loop_shapes.py); else None."""
+        ranks = getattr(statement, "s2sad_ranks", {})
+        rank = ranks.get(name)
+        if rank is None and isinstance(statement, gast.Assign) and \
+                activity.targets(statement) == {name}:  # kept right after it is made
+            rank = kinds.rank_of(statement.value, statement.s2sad_scalars,
+                                 statement.s2sad_ints, ranks)
+        if len(loops) != 1 or not rank:
+            return None
+        loop = loops[0]
+        if ("shapes", id(loop)) not in self.recorded:
+            outside = set(self.params) | {
+                n for n, definitions in self.definitions.items()
+                if any(d is not loop and loop not in self.loops_around[id(d)]
+                       for d in definitions)}
+            self.recorded[("shapes", id(loop))] = loop_shapes.LoopShapes(loop, outside)
+        return rank if self.recorded[("shapes", id(loop))].stable(name) else None
 
     def _indexable(self, loop, nest):
         """A `for` over a range whose trip count the nest `nest` can read before it starts."""
@@ -295,13 +324,18 @@ class _Preallocate(gast.NodeTransformer):
     """`s.append(v)` -> `s[index] = v`, `s.pop()` -> `s[index]`, and `s = numpy.empty(shape)`
     right after the trip count of the outermost loop, for the preallocated stacks."""
 
-    def __init__(self, indexes, shapes):
+    def __init__(self, indexes, shapes, rows):
         self.indexes = indexes   # stack -> its index expression
         self.shapes = shapes     # trip count of an outermost loop -> [(stack, shape)]
+        self.rows = rows         # stack of arrays -> its loop's trip count (rt.keep_row)
 
     def visit_Expr(self, node):
         call = node.value
         stack = _method_target(call, "append")
+        if stack in self.rows:
+            keep = nodes.call("rt.keep_row", nodes.name(stack), nodes.name(self.rows[stack]),
+                              nodes.clone(self.indexes[stack]), call.args[0])
+            return nodes.assign(stack, keep)
         if stack in self.indexes:
             target = gast.Subscript(nodes.name(stack), nodes.clone(self.indexes[stack]),
                                     gast.Store())
