@@ -233,8 +233,8 @@ def rank_of(value, scalars, ints, ranks):
             return 0
         if isinstance(atom, gast.Name):
             return 0 if atom.id in scalars else ranks.get(atom.id)
-        if isinstance(atom, (gast.UnaryOp, gast.Subscript)):  # `-gates[:hidden]` in a call
-            return rank_of(atom, scalars, ints, ranks)
+        if isinstance(atom, (gast.UnaryOp, gast.BinOp, gast.Subscript)):  # in a call:
+            return rank_of(atom, scalars, ints, ranks)           # numpy.exp(inner[r] - peak)
         return None
 
     if isinstance(value, gast.Name):
@@ -252,18 +252,18 @@ def rank_of(value, scalars, ints, ranks):
         return indexed_rank(ranks.get(value.value.id), value.slice, scalars, ints)
     if isinstance(value, gast.Call):
         ref = getattr(value, "s2sad_ref", None)
-        args = [of(a) for a in value.args]
         if full_reduction(value):
             return 0
+        if ref in ALLOCATORS and len(value.args) == 1 and not value.keywords:
+            shape = value.args[0]  # numpy.zeros(n), numpy.zeros((n, k)): known before its ints
+            if _is_one_int(shape, scalars, ints):
+                return 1
+            if isinstance(shape, gast.Tuple):
+                return len(shape.elts)
+        args = [of(a) for a in value.args]
         if not value.keywords and args and None not in args:
             if isinstance(ref, numpy.ufunc) or (ref in SAME_RANK and len(args) == 1):
                 return max(args)
-            if ref in ALLOCATORS and len(value.args) == 1:
-                shape = value.args[0]
-                if _is_one_int(shape, scalars, ints):
-                    return 1
-                if isinstance(shape, gast.Tuple):
-                    return len(shape.elts)
         return result_ranks.of_call(ref, value, of,
                                     lambda atom: _is_one_int(atom, scalars, ints))
     return None
