@@ -577,3 +577,40 @@ def f(s, t, P, n):
     return v2
 ''',
     args="(0.0, 0.0, {'a': 0.0, 'b': 0.0, 'c': np.array([0.0, 0.0])}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_29000026",
+    bug="found by `make fuzz` (chunk seed 29000026): Unsupported: "
+        "InternalError: transforming f failed: AttributeError: 'NoneT",
+    source='''
+import math
+
+import numpy as np
+
+
+K0 = np.array([0.0, 0.0])
+
+
+def h0(q0, d):
+    if d <= 0:
+        return q0
+    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0=0.5):
+    return q0
+
+
+def f(A, u, n):
+    v0 = u.copy()
+    for i in range(0):
+        for j in range(0):
+            u[:] = u
+            v1 = K0.copy()
+            u += A[-2]
+        A /= 2.0 + np.cos(A)
+    else:
+        v2 = K0.copy()
+    return np.sum(v0) + np.sum(K0) + np.sum(u)
+''',
+    args="(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([0.0, 0.0, 0.0]), 0)", wrt=(0,)))

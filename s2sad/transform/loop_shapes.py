@@ -11,15 +11,21 @@ instead of a list of arrays.
 
 A value's shape is shown stable when it is a known scalar; a name the loop never assigns; a
 name first assigned in the loop, each of whose assignments is stable; elementwise arithmetic,
-a ufunc or a same-shape call of stable operands; `a @ b` with the operands that decide its
-shape stable (a matrix times a vector: the matrix's rows); a whole-array reduction; or an
-index of a stable array by ints and slices whose bounds do not change in the loop. Anything
+a ufunc or a call whose result's shape follows its arguments' (numpy.diag) on stable
+operands; `a @ b` with the operands that decide its shape stable (a matrix times a vector: the
+matrix's rows); a reduction, whole or along an axis that stays; or an index of a stable array
+by ints and slices whose bounds do not change in the loop. An array the loop writes into keeps
+its shape. Anything
 else is not shown, and keeps its list.
 """
 import gast
 import numpy
 
 from . import activity, kinds
+
+
+# Calls whose result's shape only depends on their arguments' shapes.
+SHAPED_BY_ARGUMENTS = {numpy.diag, numpy.outer, numpy.diagonal, numpy.trace}
 
 
 class LoopShapes:
@@ -29,6 +35,7 @@ class LoopShapes:
     def __init__(self, loop, outside):
         self.outside = outside
         self.counters = set()
+        self.written = set()  # arrays the loop writes into
         self.assigned = {}  # name -> the statements assigning it in the loop (None: otherwise)
         for statement in _walk([loop]):
             if isinstance(statement, gast.For):
@@ -39,13 +46,13 @@ class LoopShapes:
                 simple = len(statement.targets) == 1 and \
                     isinstance(statement.targets[0], gast.Name)
                 for name in activity.targets(statement):
-                    if simple:
+                    if simple and self.assigned.get(name, []) is not None:
                         self.assigned.setdefault(name, []).append(statement)
                     else:
                         self.assigned[name] = None  # unpacked: not followed
                 array = activity.written_array(statement)
-                if array is not None:
-                    self.assigned[array] = None  # written in place: not followed
+                if array is not None:  # its shape stays; its values change
+                    self.written.add(array)
         self._memo = {}
 
     def stable(self, name):
@@ -81,7 +88,12 @@ class LoopShapes:
             if kinds.full_reduction(node):
                 return True
             ref = getattr(node, "s2sad_ref", None)
-            elementwise = isinstance(ref, numpy.ufunc) or ref in kinds.SAME_RANK
+            if ref in kinds.FULL_REDUCTIONS and len(node.args) == 1 and \
+                    [k.arg for k in node.keywords] == ["axis"] and \
+                    self._invariant(node.keywords[0].value):
+                return self._value(node.args[0], statement)  # along an axis that stays
+            elementwise = isinstance(ref, numpy.ufunc) or ref in kinds.SAME_RANK or \
+                ref in SHAPED_BY_ARGUMENTS
             return elementwise and not node.keywords and \
                 all(self._value(a, statement) for a in node.args)
         if isinstance(node, gast.Subscript):
@@ -118,7 +130,7 @@ class LoopShapes:
         if isinstance(node, gast.Constant):
             return True
         if isinstance(node, gast.Name):
-            if node.id in self.counters:
+            if node.id in self.counters or node.id in self.written:
                 return False
             definitions = self.assigned.get(node.id, ())
             if not definitions:

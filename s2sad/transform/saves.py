@@ -337,9 +337,14 @@ class Saves(Tape):
     def _kept(self, name, statement, after):
         """The expression that keeps `name`'s value: arrays are copied (they may be written in
         place later, and a stack holds one array layout); known scalars are kept as they are."""
-        if name in getattr(statement, "s2sad_scalars", ()) and not (
-                after and name in activity.targets(statement)):
+        scalars = getattr(statement, "s2sad_scalars", ())
+        if name in scalars and not (after and name in activity.targets(statement)):
             return nodes.name(name)
+        if after and isinstance(statement, gast.Assign) and \
+                activity.targets(statement) == {name} and kinds.kind_of(
+                    statement.value, scalars, statement.s2sad_ints,
+                    getattr(statement, "s2sad_ranks", {}))[:2] == (True, False):
+            return nodes.name(name)  # the statement itself makes it a float
         if self.frozen or self._private(name):
             kept = nodes.name(name)
             kept.s2sad_array = True  # not a number: no preallocated float stack for it

@@ -37,6 +37,10 @@ class Tape:
                 continue
             statement, outer, kept = sites[0]
             loops = self.loops_around[id(statement)]
+            copied = _saved_name(kept)  # rt.saved(x): a row of an array is a copy already
+            if copied is not None and _rank_known(statement, copied.id):
+                kept = copied
+                kept.s2sad_array = True
             if not isinstance(kept, gast.Name) or kept.id in statement.s2sad_ints or \
                     not loops or loops[0] is not outer or \
                     not all(self._indexable(loop, loops) for loop in loops):
@@ -333,8 +337,9 @@ class _Preallocate(gast.NodeTransformer):
         call = node.value
         stack = _method_target(call, "append")
         if stack in self.rows:
+            value = _saved_name(call.args[0]) or call.args[0]
             keep = nodes.call("rt.keep_row", nodes.name(stack), nodes.name(self.rows[stack]),
-                              nodes.clone(self.indexes[stack]), call.args[0])
+                              nodes.clone(self.indexes[stack]), value)
             return nodes.assign(stack, keep)
         if stack in self.indexes:
             target = gast.Subscript(nodes.name(stack), nodes.clone(self.indexes[stack]),
@@ -358,6 +363,23 @@ class _Preallocate(gast.NodeTransformer):
             return [node] + [nodes.assign(stack, nodes.call("numpy.empty", nodes.clone(shape)))
                              for stack, shape in self.shapes.pop(target.id)]
         return node
+
+
+def _saved_name(kept):
+    """x of `rt.saved(x)`, else None."""
+    if isinstance(kept, gast.Call) and isinstance(kept.func, gast.Attribute) and \
+            kept.func.attr == "saved" and len(kept.args) == 1 and \
+            isinstance(kept.args[0], gast.Name):
+        return kept.args[0]
+    return None
+
+
+def _rank_known(statement, name):
+    """Whether `name` is known to be an array (kinds.py) at `statement`."""
+    return bool(getattr(statement, "s2sad_ranks", {}).get(name)) or (
+        isinstance(statement, gast.Assign) and activity.targets(statement) == {name} and
+        bool(kinds.rank_of(statement.value, statement.s2sad_scalars, statement.s2sad_ints,
+                           getattr(statement, "s2sad_ranks", {}))))
 
 
 def _is_element(statement):
