@@ -84,6 +84,7 @@ class Blocks:
         except template.BindError as exc:
             return self._problem(statement, str(exc))
         for argument, expression in pairs:
+            _shapes_from_oldest(expression, statement)
             _mark_shapes(expression, statement)
             if isinstance(argument, gast.Tuple):
                 self._contribute_each(argument, expression, varied)
@@ -265,6 +266,28 @@ def _first_name(result):
     return result.id if isinstance(result, gast.Name) else result.elts[0].id
 
 
+def _oldest(name, statement):
+    """The first name kinds.py saw with `name`'s shape class at `statement` (a parameter, or
+    a value of yours kept anyway), as a new Name node; `name` itself if there is none."""
+    shapes = getattr(statement, "s2sad_shapes", {})
+    if not isinstance(name, gast.Name) or shapes.get(name.id) is None:
+        return name
+    first = next(n for n, c in shapes.items() if c is shapes[name.id])
+    if first == name.id or first.startswith("_"):  # a temporary may be folded away
+        return name
+    return nodes.name(first)
+
+
+def _shapes_from_oldest(expression, statement):
+    """`rt.unreduce(g, _t9, 1)` -> `rt.unreduce(g, mahal, 1)` where `_t9 = mahal * mahal`: a
+    helper that reads only an array's shape reads the first name of its shape class, so a value
+    made later need not be kept for the backward sweep only for its shape."""
+    for node in gast.walk(expression):
+        if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["rt", "unreduce"] \
+                and len(node.args) == 3:
+            node.args[1] = _oldest(node.args[1], statement)
+
+
 def _mark_shapes(expression, statement):
     """Each forward value a gradient expression reads, and each `rt.unreduce(g, a, None)` in it,
     gets the shape class kinds.py saw at `statement` (`s2sad_class`): optimize.py may then
@@ -286,7 +309,7 @@ def _unbroadcast(expression, argument, others, statement):
     if is_scalar(argument, statement.s2sad_scalars) and any(
             isinstance(o, gast.Name) and ranks.get(o.id, 0) >= 1 for o in others):
         return nodes.call("numpy.sum", expression)
-    return nodes.call("rt.unbroadcast", expression, argument)
+    return nodes.call("rt.unbroadcast", expression, nodes.clone(_oldest(argument, statement)))
 
 
 def _is_user_call(call):

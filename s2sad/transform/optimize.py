@@ -79,48 +79,63 @@ def _no_effect(node):
 def _drop_unread_stacks(function):
     """A value kept on a stack that the backward sweep no longer reads once tidied (it was kept
     for its shape: `rt.unreduce(g, _t29, None)` became `g`) is kept no more: its pushes, pops
-    and the stack go."""
+    (`x = _stack_x.pop()` or `x = _stack_x[t]`) and the stack go."""
     body = function.body
     start = next((k for k, s in enumerate(body) if isinstance(s, Comment) and
                   "backward sweep" in s.text), None)
     if start is None:
         return
-    backward = body[start:]
-    pops = {}
-    for node in (n for s in backward for n in gast.walk(s)):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], gast.Name) and _stack_call(node.value, "pop"):
-            pops.setdefault(node.value.func.value.id, []).append(node)
-    read = {n.id for s in backward for n in gast.walk(s)
+    read = {n.id for s in body[start:] for n in gast.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    used = {}  # stack -> its reads other than `.append(...)` and `.pop()`
-    calls = {id(n.func.value) for n in gast.walk(function)
-             if _stack_call(n, "pop") or _stack_call(n, "append")}
-    for node in gast.walk(function):
-        if isinstance(node, gast.Name) and node.id in pops and id(node) not in calls and \
-                isinstance(node.ctx, gast.Load):
-            used[node.id] = True
-    dead = {stack for stack, statements in pops.items() if stack not in used and
-            all(s.targets[0].id not in read for s in statements)}
+    own, targets = {}, {}  # stack -> ids of the statements that only handle it; pop targets
+    for statements in _statement_lists(function):
+        for statement in statements:
+            stack, popped = _stack_statement(statement)
+            if stack is not None:
+                own.setdefault(stack, set()).add(id(statement))
+                if popped is not None:
+                    targets.setdefault(stack, set()).add(popped)
+    used = set()  # stacks read anywhere else
+    for statements in _statement_lists(function):
+        for statement in statements:
+            if _stack_statement(statement)[0] is None:
+                used |= {n.id for n in gast.walk(statement) if isinstance(n, gast.Name) and
+                         n.id in own and not isinstance(statement, (gast.If, gast.For,
+                                                                    gast.While))}
+    dead = {stack for stack, popped in targets.items()
+            if stack not in used and not popped & read}
     if not dead:
         return
+    gone = set().union(*(own[stack] for stack in dead))
+    for statements in _statement_lists(function):
+        if any(id(s) in gone for s in statements):
+            statements[:] = [s for s in statements if id(s) not in gone] or [gast.Pass()]
 
-    def keep(statement):
-        if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
-                isinstance(statement.targets[0], gast.Name):
-            if statement.targets[0].id in dead:
-                return False  # `_stack_t = []`
-            return not (_stack_call(statement.value, "pop") and
-                        statement.value.func.value.id in dead)
-        return not (isinstance(statement, gast.Expr) and
-                    _stack_call(statement.value, "append") and
-                    statement.value.func.value.id in dead)
 
-    for node in gast.walk(function):
-        for field in ("body", "orelse"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                block[:] = [s for s in block if keep(s)] or [gast.Pass()]
+def _stack_statement(statement):
+    """(the stack, the name a pop assigns or None) of a statement that only declares a stack,
+    pushes to it or pops from it: `_stack_x = []`, `_stack_x = numpy.empty(...)`,
+    `_stack_x = rt.keep_row(_stack_x, ...)`, `_stack_x.append(x)`, `_stack_x[t] = x`,
+    `x = _stack_x.pop()`, `x = _stack_x[t]`; (None, None) for any other."""
+    if isinstance(statement, gast.Expr) and _stack_call(statement.value, "append"):
+        return statement.value.func.value.id, None
+    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1):
+        return None, None
+    target, value = statement.targets[0], statement.value
+    if _is_stack(target):
+        return target.id, None
+    if isinstance(target, gast.Subscript) and _is_stack(target.value):
+        return target.value.id, None
+    if isinstance(target, gast.Name):
+        if _stack_call(value, "pop"):
+            return value.func.value.id, target.id
+        if isinstance(value, gast.Subscript) and _is_stack(value.value):
+            return value.value.id, target.id
+    return None, None
+
+
+def _is_stack(node):
+    return isinstance(node, gast.Name) and node.id.startswith("_stack")
 
 
 def _stack_call(node, method):
