@@ -682,6 +682,27 @@ def growing_slices(x, n):
     return total
 
 
+def rebinds_its_rows(x, w):
+    """`for e in v:` whose body rebinds v goes on over the array it started with."""
+    v = x * 1.0
+    total = 0.0
+    for e in v:
+        v = np.sin(np.outer(w, e)) + v[0]
+        total = total + np.sum(v * v)
+    return total
+
+
+def rebinds_enumerated(x, w):
+    v = x * 1.0
+    total = 0.0
+    for i, e in enumerate(v):
+        v = np.sin(w * e) + v
+        total = total + np.sum(v) * i
+    for e in reversed(v):
+        v = np.cos(w * e) * v
+    return total + np.sum(v)
+
+
 CASES = [
     (if_elif_else, lambda r: (_near(r, (-2.0, 0.0, 2.0), 0.6),), 0),
     (nested_if, lambda r: _mul(_signed(r, SIGNS2), (r.uniform(0.5, 1.0), r.uniform(1.5, 2.0))),
@@ -753,4 +774,6 @@ CASES = [
     (gated_recurrence, lambda r: (0.5 * r.normal(size=(4, 3)), 0.3 * r.normal(size=4),
                                   r.normal(size=(5, 3))), (0, 1)),
     (growing_slices, lambda r: (r.normal(size=5), 5), 0),
+    (rebinds_its_rows, lambda r: (r.normal(size=(3, 2)), r.normal(size=2)), (0, 1)),
+    (rebinds_enumerated, lambda r: (r.normal(size=(3, 2)), r.normal(size=2)), (0, 1)),
 ]

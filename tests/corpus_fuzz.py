@@ -614,3 +614,43 @@ def f(A, u, n):
     return np.sum(v0) + np.sum(K0) + np.sum(u)
 ''',
     args="(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([0.0, 0.0, 0.0]), 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_37000037",
+    bug="found by `make fuzz` (chunk seed 37000037): GradientMismatch: "
+        "d/ds: relative error 3.00e-04 (`for e3 in v2:` read the v2 its body rebinds, not the "
+        "array the loop started with; a bug older than issue 20)",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+K0 = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+
+
+def h0(q0, d):
+    if d <= 0:
+        return q0
+    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0, d):
+    if d <= 0:
+        return 0.1
+    return 0.1 + 0.5 * h1(q0 * 0.5 + q0, d - 1)
+
+
+def f(s, w, A, P, n):
+    v0, v1 = s, s
+    A[-2] = s
+    v2 = A.copy()
+    for e3 in v2:
+        v2 = np.sin(np.outer(w, e3))
+    return np.sum(v2)
+''',
+    args="(0.0, np.array([0.0, 0.01]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), "
+         "{'a': np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])}, 0)", wrt=(0,)))

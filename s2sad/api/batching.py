@@ -68,6 +68,7 @@ class Batched:
         result = self.func(*first, **kwargs)  # checks everything, compiles what the loop calls
         if not isinstance(self.func, Transformed) or getattr(self.func, "check_nan", False):
             # check_nan explains a NaN by running the one example again: keep examples apart
+            self._last = None
             return _stacked([result] + _one_by_one(self.func, moved, axes, kwargs, n, 1))
         return self._looped(result, first, moved, axes, kwargs, n)
 

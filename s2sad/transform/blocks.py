@@ -267,21 +267,22 @@ def _first_name(result):
 
 
 def _oldest(name, statement):
-    """The first name kinds.py saw with `name`'s shape class at `statement` (a parameter, or
-    a value of yours kept anyway), as a new Name node; `name` itself if there is none."""
+    """For a temporary, a name of yours of its shape class at `statement` (kinds.py), the
+    first in alphabetical order, as a new Name node; else `name` itself."""
     shapes = getattr(statement, "s2sad_shapes", {})
     if not isinstance(name, gast.Name) or shapes.get(name.id) is None:
         return name
-    first = next(n for n, c in shapes.items() if c is shapes[name.id])
-    if first == name.id or first.startswith("_"):  # a temporary may be folded away
+    mates = sorted(n for n, c in shapes.items() if c is shapes[name.id] and
+                   not n.startswith("_"))  # (a temporary may be folded away)
+    if not mates or name.id in mates:
         return name
-    return nodes.name(first)
+    return nodes.name(mates[0])
 
 
 def _shapes_from_oldest(expression, statement):
     """`rt.unreduce(g, _t9, 1)` -> `rt.unreduce(g, mahal, 1)` where `_t9 = mahal * mahal`: a
-    helper that reads only an array's shape reads the first name of its shape class, so a value
-    made later need not be kept for the backward sweep only for its shape."""
+    helper that reads only an array's shape reads a name of yours of the same shape, so a
+    temporary need not be kept for the backward sweep only for its shape."""
     for node in gast.walk(expression):
         if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["rt", "unreduce"] \
                 and len(node.args) == 3:

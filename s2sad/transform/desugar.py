@@ -59,6 +59,7 @@ class _Desugar:
         self.inlining = []    # names of local functions being put in place (recursion)
         self.problems = []
         self.pre = None       # statements to run before the current one
+        self.rebound = set()  # names the body of the loop being desugared rebinds
 
     def run(self):
         tree = self.source.tree
@@ -122,6 +123,15 @@ class _Desugar:
     # ---- `for` over enumerate, zip, reversed; tuple targets --------------------------------
 
     def loop(self, node):
+        # a sequence the body rebinds is held first: the loop goes over the one it started with
+        self.rebound = {n.id for part in [node.target, *node.body] for n in gast.walk(part)
+                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        try:
+            return self._loop(node)
+        finally:
+            self.rebound = set()
+
+    def _loop(self, node):
         iterable, target = node.iter, node.target
         call = nodes.dotted_parts(iterable.func) if isinstance(iterable, gast.Call) else None
         if call not in (["enumerate"], ["zip"], ["reversed"]) and \
@@ -180,7 +190,8 @@ class _Desugar:
 
     def once(self, value, like):
         """`value` as a name or a number: bound to a new name first if it is an expression."""
-        if isinstance(value, (gast.Name, gast.Constant)):
+        if isinstance(value, gast.Constant) or \
+                isinstance(value, gast.Name) and value.id not in self.rebound:
             return value
         if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["range"]:
             value.args = [self.once(a, like) for a in value.args]

@@ -34,7 +34,7 @@ def mark(statements, scalars, ints, ranks=(), results=None):
     loop with the scalars known after it (`s2sad_scalars_after`). `ranks`: the
     parameters' (name, ndim) pairs. `results(call, statement)`: what a call of a user function
     returns, as `kind_of` says it (returns.py). Returns what is known after `statements`."""
-    shapes = {name: object() for name in _parameter_like(statements)}
+    shapes = {name: object() for name in sorted(_parameter_like(statements))}
     return _mark(statements, set(scalars), set(ints), dict(ranks), results, None, shapes)[:3]
 
 

@@ -152,6 +152,11 @@ class _Normalizer:
             self._carry(gast.For(node.target, header, self.block(node.body), [], None), node)
             return
         sequence = self.atom(iterable)
+        if isinstance(sequence, gast.Name) and sequence.id in _stored([node.target, *node.body]):
+            # `for e in v: v = ...` goes on over the array it started with (Python does)
+            held = self.namer.numbered("_seq")
+            self.assign(held, sequence)
+            sequence = gast.Name(held, gast.Load(), None, None)
         count = self.atom(_builtin_call("len", len, [sequence]))
         index = self.namer.numbered("_i")
         header = _builtin_call("range", range, [count])
@@ -354,6 +359,12 @@ def _as_tuple(argument):
             not all(is_literal(e) for e in argument.elts):
         return gast.Tuple([_as_tuple(e) for e in argument.elts], gast.Load())
     return argument
+
+
+def _stored(nodes_):
+    """Names (re)bound anywhere in these nodes."""
+    return {n.id for node in nodes_ for n in gast.walk(node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _builtin_call(name, function, args):
