@@ -654,3 +654,27 @@ def f(s, w, A, P, n):
 ''',
     args="(0.0, np.array([0.0, 0.01]), np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), "
          "{'a': np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_41000006",
+    bug="found by `make fuzz` (chunk seed 41000006), from a change of this session (the shape "
+        "of a temporary read from a name bound on one path only): Crash: "
+        "Python: UnboundLocalError: cannot access local variable 'g3_",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(u, n):
+    v0 = 0.1
+    if v0 > 0.0:
+        v1 = v0
+    else:
+        v2 = v0
+        def g3(t4):
+            return v0
+        v5 = g3(u) + g3(u)
+    return v0 + np.sum(np.sin(u))
+''',
+    args="(np.array([0.0, 0.0, 0.0]), 0)", wrt=(0,)))

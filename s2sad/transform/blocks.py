@@ -38,6 +38,11 @@ class Blocks:
         self.adjoints = adjoints
         self.problems = []
         self.discard = None      # the name for values a callee's adjoint returns but we ignore
+        tree = source.tree
+        stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and
+                  isinstance(n.ctx, gast.Store) and n not in _names_in(tree.args)}
+        # parameters never rebound: bound everywhere, with the shape they came with
+        self.fixed = {n.id for n in _names_in(tree.args)} - stored
 
     def adjoint_of(self, statement):
         value = statement.value
@@ -84,7 +89,7 @@ class Blocks:
         except template.BindError as exc:
             return self._problem(statement, str(exc))
         for argument, expression in pairs:
-            _shapes_from_oldest(expression, statement)
+            _shapes_from_parameters(expression, statement, self.fixed)
             _mark_shapes(expression, statement)
             if isinstance(argument, gast.Tuple):
                 self._contribute_each(argument, expression, varied)
@@ -95,7 +100,8 @@ class Blocks:
             if rule.broadcasting and not all(is_scalar(a, statement.s2sad_scalars)
                                              for a in others) and \
                     not kinds_module.same_shape(argument, others, statement):
-                expression = _unbroadcast(expression, argument, others, statement)
+                expression = _unbroadcast(expression, argument, others, statement,
+                                          self.fixed)
             _mark_outer_product(expression, args, statement)
             self.adjoints.contribute(argument.id, expression)
 
@@ -266,27 +272,26 @@ def _first_name(result):
     return result.id if isinstance(result, gast.Name) else result.elts[0].id
 
 
-def _oldest(name, statement):
-    """For a temporary, a name of yours of its shape class at `statement` (kinds.py), the
-    first in alphabetical order, as a new Name node; else `name` itself."""
+def _parameter_of_shape(name, statement, fixed):
+    """For a temporary, a parameter that is never rebound (`fixed`) of its shape class at
+    `statement` (kinds.py), the first in alphabetical order, as a new Name node; else `name`
+    itself. A parameter is bound everywhere, and kept for nothing."""
     shapes = getattr(statement, "s2sad_shapes", {})
-    if not isinstance(name, gast.Name) or shapes.get(name.id) is None:
+    if not isinstance(name, gast.Name) or not name.id.startswith("_") or \
+            shapes.get(name.id) is None:
         return name
-    mates = sorted(n for n, c in shapes.items() if c is shapes[name.id] and
-                   not n.startswith("_"))  # (a temporary may be folded away)
-    if not mates or name.id in mates:
-        return name
-    return nodes.name(mates[0])
+    mates = sorted(n for n in fixed if shapes.get(n) is shapes[name.id])
+    return nodes.name(mates[0]) if mates else name
 
 
-def _shapes_from_oldest(expression, statement):
-    """`rt.unreduce(g, _t9, 1)` -> `rt.unreduce(g, mahal, 1)` where `_t9 = mahal * mahal`: a
-    helper that reads only an array's shape reads a name of yours of the same shape, so a
-    temporary need not be kept for the backward sweep only for its shape."""
+def _shapes_from_parameters(expression, statement, fixed):
+    """`rt.unreduce(g, _t0, None)` -> `rt.unreduce(g, x, None)` where `_t0 = r * x`, `r =
+    numpy.sqrt(x)`: a helper that reads only an array's shape reads a parameter of that shape,
+    so a temporary need not be kept for the backward sweep only for its shape."""
     for node in gast.walk(expression):
         if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["rt", "unreduce"] \
                 and len(node.args) == 3:
-            node.args[1] = _oldest(node.args[1], statement)
+            node.args[1] = _parameter_of_shape(node.args[1], statement, fixed)
 
 
 def _mark_shapes(expression, statement):
@@ -303,14 +308,15 @@ def _mark_shapes(expression, statement):
             node.s2sad_class = shapes[node.args[1].id]
 
 
-def _unbroadcast(expression, argument, others, statement):
+def _unbroadcast(expression, argument, others, statement, fixed=()):
     """The gradient of a broadcast operand: summed over what broadcasting added. A known scalar
     next to a known array takes the sum of it all; otherwise rt.unbroadcast finds out."""
     ranks = getattr(statement, "s2sad_ranks", {})
     if is_scalar(argument, statement.s2sad_scalars) and any(
             isinstance(o, gast.Name) and ranks.get(o.id, 0) >= 1 for o in others):
         return nodes.call("numpy.sum", expression)
-    return nodes.call("rt.unbroadcast", expression, nodes.clone(_oldest(argument, statement)))
+    like = _parameter_of_shape(argument, statement, fixed)
+    return nodes.call("rt.unbroadcast", expression, nodes.clone(like))
 
 
 def _is_user_call(call):
