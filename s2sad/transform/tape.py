@@ -38,7 +38,7 @@ class Tape:
             statement, outer, kept = sites[0]
             loops = self.loops_around[id(statement)]
             copied = _saved_name(kept)  # rt.saved(x): a row of an array is a copy already
-            if copied is not None and _rank_known(statement, copied.id):
+            if copied is not None and _rank_at(statement, copied.id):
                 kept = copied
                 kept.s2sad_array = True
             if not isinstance(kept, gast.Name) or kept.id in statement.s2sad_ints or \
@@ -68,12 +68,7 @@ class Tape:
     def _rows_of(self, statement, name, loops):
         """The rank of the array `name` kept at `statement` in one loop, if the loop computes
         it with the same shape at every iteration (loop_shapes.py); else None."""
-        ranks = getattr(statement, "s2sad_ranks", {})
-        rank = ranks.get(name)
-        if rank is None and isinstance(statement, gast.Assign) and \
-                activity.targets(statement) == {name}:  # kept right after it is made
-            rank = kinds.rank_of(statement.value, statement.s2sad_scalars,
-                                 statement.s2sad_ints, ranks)
+        rank = _rank_at(statement, name)
         if len(loops) != 1 or not rank:
             return None
         loop = loops[0]
@@ -374,12 +369,16 @@ def _saved_name(kept):
     return None
 
 
-def _rank_known(statement, name):
-    """Whether `name` is known to be an array (kinds.py) at `statement`."""
-    return bool(getattr(statement, "s2sad_ranks", {}).get(name)) or (
-        isinstance(statement, gast.Assign) and activity.targets(statement) == {name} and
-        bool(kinds.rank_of(statement.value, statement.s2sad_scalars, statement.s2sad_ints,
-                           getattr(statement, "s2sad_ranks", {}))))
+def _rank_at(statement, name):
+    """The rank kinds.py knows for `name` at `statement` (or right after it, when the
+    statement makes it: a value kept right after it is made), or None."""
+    ranks = getattr(statement, "s2sad_ranks", {})
+    rank = ranks.get(name)
+    if rank is None and isinstance(statement, gast.Assign) and \
+            activity.targets(statement) == {name}:
+        rank = kinds.rank_of(statement.value, statement.s2sad_scalars, statement.s2sad_ints,
+                             ranks)
+    return rank
 
 
 def _is_element(statement):
