@@ -7,3 +7,13 @@ import tempfile
 os.environ["S2SAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="s2sad-tests-")
 os.environ.pop("S2SAD_DISABLE_JIT", None)
 sys.path.insert(0, os.path.dirname(__file__))
+
+
+def pytest_collection_finish(session):
+    """When the Numba side of the rule checks (test_templates.py) is among the tests, start it
+    now in one worker process, on the core the rest of the suite leaves idle (Numba compiles
+    on one core); alone, it takes both."""
+    modules = {getattr(item, "module", None) for item in session.items}
+    for module in modules:
+        if getattr(module, "__name__", "") == "test_templates":
+            module.start_compiling(jobs=1 if len(modules) > 1 else 2)

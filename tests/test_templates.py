@@ -8,8 +8,9 @@ compiled as one function, its adjoint and its tangent, must give the Python numb
 declared numba=False must really fail to compile. The full Numba verification (every check,
 every per-check declaration) is `make verify`; it takes longer than the whole suite should.
 """
-import functools
+import concurrent.futures
 import inspect
+import tempfile
 
 import gast
 import pytest
@@ -25,12 +26,26 @@ SAMPLE = 2  # compiled checks per rule here; `make verify` compiles all
 IDS = [verify.label(p) for p in RULES]
 
 
-@functools.lru_cache(maxsize=None)
+_BACKGROUND = concurrent.futures.ThreadPoolExecutor(1)
+_RUNNING = []
+
+
+def start_compiling(jobs):
+    """Start compiling every rule in `jobs` worker processes, from the moment the tests are
+    collected (conftest.py): with jobs=1, the core the rest of the suite leaves idle does it.
+    The workers write in a cache directory of their own: tests that look into the session's
+    cache see only their own files."""
+    if not _RUNNING:
+        _RUNNING.append(_BACKGROUND.submit(
+            verify.verify_all, sample=SAMPLE, every_declaration=False, fast_compile=True,
+            modes=verify.MODES, jobs=jobs, cache_dir=tempfile.mkdtemp(prefix="s2sad-rules-")))
+
+
 def _compiled():
     """{index: {"adjoint": error, "tangent": error}}: both modes compiled in the same worker
     processes, one batch per rule and mode."""
-    return verify.verify_all(sample=SAMPLE, every_declaration=False, fast_compile=True,
-                             modes=verify.MODES)
+    start_compiling(jobs=2)
+    return _RUNNING[0].result()
 
 
 @pytest.mark.parametrize("index", range(len(RULES)), ids=IDS)

@@ -69,6 +69,7 @@ class _Reverse:
         self.adjoints = Adjoints(namer)
         self.blocks = Blocks(source, namer, link, self.adjoints)
         self.reads = {}          # id(statement) -> primal names its backward block reads
+        self.shape_reads = {}    # id(statement) -> those of them it reads for their shape only
         self.d_result = namer.fresh("d_result")
         self.primal_names = set(self.params) | {
             n.id for s in body for n in gast.walk(s)
@@ -94,7 +95,8 @@ class _Reverse:
         final_reads = self._names_read(finals + [gast.Expr(g) for g in grads])
         instrument = (lambda block: nancheck.instrument(block, self.blocks.discard)) \
             if self.check_nan else None
-        saves = Saves(self.source, self.body, self.reads, final_reads, self.namer, instrument)
+        saves = Saves(self.source, self.body, self.reads, final_reads, self.namer, instrument,
+                      self.shape_reads)
         backward = saves.expand(backward) + finals
         forward = saves.forward(self.body)
         for p in sorted(saves.written & set(self.params), key=self.params.index):
@@ -146,6 +148,7 @@ class _Reverse:
         for name in sorted(getattr(statement, "s2sad_kills", ())):
             self.adjoints.take(name)  # a value without gradient: earlier values get none
         self.reads[id(statement)] = self._names_read(block)
+        self.shape_reads[id(statement)] = _read_for_shape_only(block)
         return [_Marker("stmt", statement, block, [])]
 
     def _backward_if(self, statement):
@@ -205,6 +208,29 @@ class _Reverse:
     def _names_read(self, block):
         return {n.id for s in block for n in gast.walk(s)
                 if isinstance(n, gast.Name) and n.id in self.primal_names}
+
+
+# Helpers that read only the shape (and type) of one argument: (module, name) -> its position
+_SHAPE_ONLY = {("rt", "unbroadcast"): 1, ("rt", "unreduce"): 1, ("rt", "zeros_like"): 0}
+
+
+def _read_for_shape_only(block):
+    """The names `block` reads only as the array whose shape a helper takes
+    (`rt.unbroadcast(g, like)`): any value of the same shape would do."""
+    for_shape, for_value = set(), set()
+    shape_nodes = set()
+    for statement in block:
+        for node in gast.walk(statement):
+            if isinstance(node, gast.Call):
+                position = _SHAPE_ONLY.get(tuple(nodes.dotted_parts(node.func) or ()))
+                if position is not None and len(node.args) > position and \
+                        isinstance(node.args[position], gast.Name):
+                    shape_nodes.add(id(node.args[position]))
+    for statement in block:
+        for node in gast.walk(statement):
+            if isinstance(node, gast.Name):
+                (for_shape if id(node) in shape_nodes else for_value).add(node.id)
+    return for_shape - for_value
 
 
 def _params(args):

@@ -22,18 +22,21 @@ import collections
 import gast
 import numpy
 
-from . import activity, callee_writes, kinds, nodes, normalize
+from . import activity, callee_writes, checkpoint, kinds, nodes, normalize
 from .tape import Tape, children, is_loop, pop, push, walk
 
 
 class Saves(Tape):
-    def __init__(self, source, body, reads, final_reads, namer, instrument=None):
+    def __init__(self, source, body, reads, final_reads, namer, instrument=None,
+                 shape_reads=None):
         self.source = source
         self.instrument = instrument or (lambda block: block)  # nancheck.py adds checks
         self.namer = namer
         self.reads = {key: set(names) for key, names in reads.items()}  # grows: recomputing
         # a value at a block makes that block read what it is computed from
         self.planned = set()     # names kept after their uses, planned already
+        self.shape_reads = {key: set(names) for key, names in (shape_reads or {}).items()}
+        self.last_shape = set()  # names read for their shape only, which the loop keeps stable
         self.checking = set()    # names `_put_back_for` is deciding (their chains may loop)
         self.wanted = set().union(final_reads, *reads.values())
         self.written = activity.written_arrays(body)
@@ -133,8 +136,10 @@ class Saves(Tape):
         readers = self._readers(body, name, region)
         if not readers:
             return
-        self.restored.add(name)
         recompute = self._recomputation(name, region, readers)
+        if recompute is None and self._last_shape_serves(name, region, readers):
+            return
+        self.restored.add(name)
         if recompute is not None:  # cheaper to recompute than to keep
             for statement in readers:
                 self.recomputes[id(statement)][:0] = [nodes.clone(s) for s in recompute]
@@ -143,6 +148,21 @@ class Saves(Tape):
             self._keep(statement, region, ("after", name, id(region)), name,
                        self._kept(name, statement, after=True),
                        lambda value: nodes.assign(name, value), self.after, self.loads)
+
+    def _last_shape_serves(self, name, region, readers):
+        """Whether the backward blocks of `readers` read only the shape of `name`
+        (`rt.unbroadcast(g, _t6)`), assigned once, in the loop `region`, which gives it one
+        shape at every iteration (loop_shapes.py): the value it holds when the loop is done
+        serves every block, and none is kept."""
+        definitions = self.definitions.get(name, [])
+        if region is None or len(definitions) != 1 or name in self.params or \
+                any(checkpoint.is_checkpointed(loop)
+                    for loop in self.loops_around[id(definitions[0])]) or \
+                not all(name in self.shape_reads.get(id(r), ()) for r in readers) or \
+                not self.loop_shapes(region).stable(name):
+            return False
+        self.last_shape.add(name)
+        return True
 
     def _readers(self, body, name, region):
         """The statements of `region` whose backward blocks read `name`."""
@@ -238,7 +258,7 @@ class Saves(Tape):
         a use by each of the readers themselves), and nothing from `definition` to the reader
         (included) assigns it, in one statement list."""
         if name not in definition.s2sad_scalars or name not in self.wanted or \
-                name in self.exposed or name in self.written:
+                name in self.exposed or name in self.written or name in self.last_shape:
             return False
         block, start = self.position[id(definition)]
         for reader in readers:
@@ -278,6 +298,7 @@ class Saves(Tape):
                 return False
         for reader in readers:  # not planned yet: the readers become its readers too
             self.reads.setdefault(id(reader), set()).add(name)
+            self.shape_reads.get(id(reader), set()).discard(name)  # and read its value
         return True
 
     def final(self, name, statement):

@@ -71,14 +71,17 @@ class Tape:
         rank = _rank_at(statement, name)
         if len(loops) != 1 or not rank:
             return None
-        loop = loops[0]
+        return rank if self.loop_shapes(loops[0]).stable(name) else None
+
+    def loop_shapes(self, loop):
+        """loop_shapes.py's analysis of `loop` (made once)."""
         if ("shapes", id(loop)) not in self.recorded:
             outside = set(self.params) | {
                 n for n, definitions in self.definitions.items()
                 if any(d is not loop and loop not in self.loops_around[id(d)]
                        for d in definitions)}
             self.recorded[("shapes", id(loop))] = loop_shapes.LoopShapes(loop, outside)
-        return rank if self.recorded[("shapes", id(loop))].stable(name) else None
+        return self.recorded[("shapes", id(loop))]
 
     def _indexable(self, loop, nest):
         """A `for` over a range whose trip count the nest `nest` can read before it starts."""
