@@ -678,3 +678,33 @@ def f(u, n):
     return v0 + np.sum(np.sin(u))
 ''',
     args="(np.array([0.0, 0.0, 0.0]), 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_43000050",
+    bug="found by `make fuzz` (chunk seed 43000050): JitMismatch: Numba folded the test "
+        "`v0 > 0.0` (v0 = 0.1 there, rebound later) and pruned the branch that keeps `_w_0`, "
+        "which the backward sweep reads: UnsupportedError: Unsupported assignment "
+        "encountered: Undefined",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(w, P, n):
+    v0 = 0.1
+    if v0 > 0.0:
+        v1 = v0
+    else:
+        v2 = v0
+        w = w.copy()
+    for i in range(0):
+        v3 = np.ones(3)
+    else:
+        c4 = 0
+        while c4 < 1:
+            c4 = c4 + 1
+            v0 = v0
+    return v0
+''',
+    args="(np.array([0.0, 0.0]), {'a': np.array([0.0, 0.0])}, 0)", wrt=(0,)))

@@ -138,3 +138,39 @@ def crossed(a, b, steps):
         w = v * 0.9 - b * v
         total = total + v * w
     return total
+
+
+def triangle(x, w):
+    """A nest whose inner range starts where the outer counter is (its trip count changes):
+    the numbers kept in it and the loops' bookkeeping go on counted arrays, not lists."""
+    total = 0.0
+    n = x.shape[0]
+    for j in range(n):
+        acc = 0.0
+        for i in range(j + 1, n):
+            acc = acc * w + x[i] * x[j]
+            if acc > 1.0:
+                acc = acc - 0.5 * acc * acc
+        total = total + acc * acc
+    return total
+
+
+def halving(x, w):
+    """A `while` whose trip count depends on the data keeps its numbers on a counted array."""
+    y = x
+    steps = 0
+    while y > 0.01 and steps < 40:
+        y = y * w - 0.1 * y * y
+        steps = steps + 1
+    return y + 0.5 * y * y
+
+
+def nested_rows(x, w):
+    """An array of one shape in every trip of a nest whose inner range changes: kept as the
+    rows of a growing array (`rt.push_row`)."""
+    total = 0.0
+    for j in range(3):
+        for i in range(j, 4):
+            h = np.tanh(w * x + i)
+            total = total + np.sum(h * h * x)
+    return total

@@ -32,6 +32,37 @@ def test_a_loop_nest_keeps_its_values_in_preallocated_arrays(chain_source):
     assert "[t, i - 1]" in chain_source
 
 
+@pytest.mark.parametrize("jit", [True, False])
+def test_numbers_kept_in_a_nest_of_changing_bounds_or_a_while_need_no_list(jit):
+    """A triangular nest (`range(j + 1, n)`, with a branch inside) and a data-dependent `while`
+    keep their numbers, trip counts, range starts and branch flags on arrays indexed by a count
+    of the loop's trips (`rt.push`), not on lists."""
+    grad = s2sad.grad(ex.triangle, wrt=(0, 1), jit=jit)
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        check_gradient(ex.triangle, (rng.normal(size=6), rng.uniform(0.5, 1.2)), (0, 1),
+                       jit_fn=grad)
+    source = grad.source
+    assert "= []" not in source and ".append(" not in source and ".pop()" not in source
+    for kept in ("_stack_acc", "_stack_acc_1", "_stack_branch0"):  # once per inner trip
+        assert f"{kept} = rt.push({kept}, _n0, " in source and f"= {kept}[_n0]" in source
+    # the inner loop's start and trip count, once per trip of the outer one: preallocated
+    assert "_stack_start0 = numpy.empty(_trips1, numpy.int64)" in source
+    assert "_stack_start0[j] = _start0" in source and "_start0 = _stack_start0[j]" in source
+    assert "_stack_trips0[j] = _trips0" in source
+    assert "_stack_branch0 = numpy.empty(0, numpy.bool_)" in source
+    assert "_stack_acc = numpy.empty(0)" in source
+    halving = s2sad.grad(ex.halving, wrt=(0, 1), jit=jit)
+    for x in (0.3, 2.0, 5.0):
+        check_gradient(ex.halving, (x, 0.8), (0, 1), jit_fn=halving)
+    assert ".append(" not in halving.source and "_stack_y = rt.push(_stack_y, _n0, y)" in \
+        halving.source
+    rows = s2sad.grad(ex.nested_rows, wrt=(0, 1), jit=jit)
+    check_gradient(ex.nested_rows, (RNG.normal(size=5), 0.7), (0, 1), jit_fn=rows)
+    assert ".append(" not in rows.source and "_stack_h = numpy.empty((0, 0))" in rows.source
+    assert "_stack_h = rt.push_row(_stack_h, _n0, h)" in rows.source
+
+
 def test_no_helper_on_a_known_scalar(chain_source):
     assert "rt.saved(" not in chain_source   # x[i] is a number: read, not copied
     assert "rt.unbroadcast(" not in chain_source
@@ -162,7 +193,8 @@ def test_numbers_computed_from_each_other_in_a_loop(jit):
 def test_arrays_of_one_shape_every_trip_are_kept_in_rows():
     """Arrays a loop makes fresh in each trip, of a shape that cannot change between trips,
     are kept as the rows of one array; a carried state (it broadcasts in its first trip) and
-    slices that grow keep their lists. Both gradients are checked against finite differences."""
+    slices that grow are kept one after the other in a flat array (`rt.entries`), not on
+    lists. Both gradients are checked against finite differences."""
     import corpus_control as cc
     args = (0.5 * RNG.normal(size=(4, 3)), 0.3 * RNG.normal(size=4), RNG.normal(size=(5, 3)))
     grad = s2sad.grad(cc.gated_recurrence, wrt=(0, 1), jit=True)
@@ -174,7 +206,12 @@ def test_arrays_of_one_shape_every_trip_are_kept_in_rows():
     # `w @ xs[t]` is read for its shape only, the same in every trip: not kept at all
     assert "_t3 = w @ xs[t]" in source and "rt.unbroadcast(d_t4, _t3)" in source
     assert "_stack__t3" not in source
-    assert "_stack_state = []" in source and "_stack_state.append(state)" in source
+    # the state's shape may change: its values go one after the other in one flat array
+    assert "_stack_state = rt.entries(1)" in source and \
+        "_stack_state = rt.push_entry(_stack_state, _n0, state)" in source and \
+        "state = rt.entry(_stack_state, _n0)" in source
+    assert ".append(" not in source
     growing = s2sad.grad(cc.growing_slices, wrt=(0,), jit=True)
     check_gradient(cc.growing_slices, (RNG.normal(size=5), 5), (0,), jit_fn=growing)
-    assert "rt.keep_row" not in growing.source
+    assert "rt.keep_row" not in growing.source and "rt.push_entry(" in growing.source
+    assert ".append(" not in growing.source

@@ -30,6 +30,8 @@ CASES = {
     "scatter_rows repeated": (core.scatter_rows,
                               lambda: (np.zeros((4, 2)), np.array([0, 2, 0, 3]), _x(4, 2))),
     "example of a batch of rows": (buffers.example, lambda: (_x(4, 2), 1)),
+    "copy_flat strided": (buffers.copy_flat, lambda: (np.zeros(9), 2, _strided(2, 3))),
+    "copy_flat F": (buffers.copy_flat, lambda: (np.zeros(12), 0, np.asfortranarray(_x(3, 4)))),
     "scatter_value repeated": (core.scatter_value,
                                lambda: (np.zeros(5), np.array([1, 1, 4]), 0.5)),
     "digamma_array": (special.digamma_array,

@@ -1,11 +1,13 @@
 """Arrays with a row per loop trip or per example: a list grown in a run-time loop
-(container_buffers.py), a value a loop keeps for the backward sweep (tape.py), an example of a
-batch (s2sad.vmap's loop, batch.py)."""
+(container_buffers.py), a value a loop keeps for the backward sweep (tape.py, counted.py), an
+example of a batch (s2sad.vmap's loop, batch.py)."""
 import numpy as np
 
-from .dispatch import compiled_as, jitable
+from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_tuple, jitable,
+                       python_only)
 
-__all__ = ["rows", "some_trips", "keep_row", "example"]
+__all__ = ["rows", "some_trips", "keep_row", "push", "push_row", "entries", "push_entry",
+           "entry", "example"]
 
 
 @jitable
@@ -37,6 +39,119 @@ def keep_row(rows, trips, k, x):
                          "iterations; please report this as an s2sad bug", x.shape)
     rows[k] = x
     return rows
+
+
+@jitable
+def push(stack, k, x):
+    """Keep the number x at position k of `stack`, the growable tape of a value kept in a loop
+    whose trip count is not known before it (a nest with bounds that change, a `while`): a
+    NumPy array twice as long when it is full, so pushing costs no list. Returns the stack."""
+    if k >= stack.shape[0]:
+        grown = np.empty(max(16, 2 * stack.shape[0]), stack.dtype)
+        grown[:stack.shape[0]] = stack
+        stack = grown
+    stack[k] = x
+    return stack
+
+
+@jitable
+def push_row(rows, k, x):
+    """Keep the array x as row k of `rows`, the growable tape of a value of one shape in every
+    trip of a loop nest (loop_shapes.py) whose trip count is not known before it; made at the
+    first push from x's shape and type, twice as long when it is full. Returns the stack."""
+    if rows.size == 0 and rows.shape[0] == 0:
+        rows = np.empty((16,) + x.shape, x.dtype)
+    if rows.shape[1:] != x.shape:
+        raise ValueError("s2sad: a value kept for the backward sweep changed shape between "
+                         "iterations; please report this as an s2sad bug", x.shape)
+    if k >= rows.shape[0]:
+        grown = np.empty((2 * rows.shape[0],) + x.shape, x.dtype)
+        grown[:rows.shape[0]] = rows
+        rows = grown
+    rows[k] = x
+    return rows
+
+
+# ---- arrays of any shape, one after the other --------------------------------------------------
+# A stack of arrays of one rank whose shapes may differ: (data, index, like). `data` holds their
+# elements one array after the other; row 0 of `index` holds how much of `data` is used, row
+# k + 1 the offset and the shape of entry k; `like`, an empty array of that rank, gives Numba
+# the rank of what `entry` returns.
+
+@by_type(prefer_literal=True)
+def entries(rank):
+    """An empty stack of arrays of the constant rank `rank` (for rt.push_entry, rt.entry)."""
+    value = constant(rank)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return python_only(_entries)
+    like = "(" + "0, " * value + ")"
+    return generate("entries", ["rank"], [
+        f"return (np.empty(0), np.zeros((1, {1 + value}), np.int64), np.empty({like}))"], {})
+
+
+def _entries(rank):
+    return (np.empty(0), np.zeros((1, 1 + rank), np.int64), np.empty((0,) * rank))
+
+
+@jitable
+def push_entry(stack, k, x):
+    """Keep the array x as entry k of a stack of `rt.entries`: its elements copied after the
+    last ones (the arrays grow twice as long when full; made at the first push with x's
+    type). Returns the stack."""
+    data, index, like = stack
+    if k + 1 >= index.shape[0]:
+        longer = np.zeros((max(16, 2 * (k + 1)), index.shape[1]), np.int64)
+        longer[:index.shape[0]] = index
+        index = longer
+    start = index[0, 0]
+    if data.shape[0] == 0:
+        data = np.empty(max(64, 4 * x.size), x.dtype)
+    elif start + x.size > data.shape[0]:
+        bigger = np.empty(max(2 * data.shape[0], start + x.size), data.dtype)
+        bigger[:start] = data[:start]
+        data = bigger
+    index[k + 1, 0] = start
+    for d in range(x.ndim):
+        index[k + 1, 1 + d] = x.shape[d]
+    copy_flat(data, start, x)
+    index[0, 0] = start + x.size
+    return data, index, like
+
+
+def _copy_flat_loop(data, start, x):
+    for i in range(x.size):
+        data[start + i] = x.flat[i]
+
+
+@compiled_as(_copy_flat_loop)
+def copy_flat(data, start, x):
+    """Write the elements of x, in C order, into `data` from `start` on (no copy made)."""
+    data[start:start + x.size] = np.ravel(x)
+
+
+@by_type
+def entry(stack, k):
+    """Entry k of a stack of `rt.entries`: a view of its elements in its shape."""
+    if not is_tuple(stack) or len(stack) != 3 or not is_array(stack[2]):
+        return python_only(_entry)
+    rank = stack[2].ndim
+    if rank == 1:  # a vector: a slice
+        return lambda stack, k: stack[0][stack[1][k + 1, 0]:
+                                         stack[1][k + 1, 0] + stack[1][k + 1, 1]]
+    shape = "(" + "".join(f"index[k + 1, {1 + d}], " for d in range(rank)) + ")"
+    size = " * ".join(f"shape[{d}]" for d in range(rank))
+    return generate("entry", ["stack", "k"], [
+        "data, index, like = stack",
+        "start = index[k + 1, 0]",
+        f"shape = {shape}",
+        f"return data[start:start + {size}].reshape(shape)"], {})
+
+
+def _entry(stack, k):
+    data, index, like = stack
+    shape = tuple(int(n) for n in index[k + 1, 1:])
+    start = index[k + 1, 0]
+    return data[start:start + int(np.prod(shape))].reshape(shape)
 
 
 def _example_loop(batch, k):

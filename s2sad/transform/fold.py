@@ -371,6 +371,10 @@ class _Folder:
                 isinstance(call.func.value, gast.Name):
             stack = call.func.value.id
             return stack in self.private and stack not in reads
+        if parts in (["rt", "push"], ["rt", "keep_row"]) and call.args and \
+                isinstance(call.args[0], gast.Name):  # writes into the stack it is given only
+            stack = call.args[0].id
+            return stack in self.private and stack not in reads
         return False
 
 

@@ -21,15 +21,16 @@ def private_arrays(uses):
     if not uses.never_stored("len"):
         return {}
     ints = integers(uses)
-    dimensions = {}
+    dimensions, allowed = {}, {}
     for name, values in uses.assigned.items():
-        found = {_allocation(v, uses, ints) for v in values}
+        made = [v for v in values if not _pushed_onto(v, name)]
+        found = {_allocation(v, uses, ints) for v in made}
         if len(found) == 1 and None not in found and len(values) == uses.stores[name] and \
                 name not in uses.multiple:
             dimensions[name] = found.pop()
+            allowed[name] = len(values) - len(made)  # `s = rt.push(s, ...)` reads s
     if not dimensions:
         return {}
-    allowed = {}
     for node in uses.subscripts:
         name = node.value.id
         if name in dimensions and _element(node.slice, dimensions[name], ints):
@@ -43,12 +44,23 @@ def private_arrays(uses):
     return {n: d for n, d in dimensions.items() if allowed.get(n, 0) == uses.loads.get(n, 0)}
 
 
+def _pushed_onto(value, name):
+    """`rt.push(name, k, x)`: the stack `name` with x written in at k (counted.py), as itself
+    or a longer copy."""
+    return isinstance(value, gast.Call) and dotted_parts(value.func) == ["rt", "push"] and \
+        len(value.args) == 3 and isinstance(value.args[0], gast.Name) and \
+        value.args[0].id == name
+
+
 def _allocation(value, uses, integers):
-    """"list" for `[]`, the number of dimensions for `numpy.empty(shape)` (also zeros, ones:
-    float64) with a shape of known length, else None."""
+    """"list" for `[]`, the number of dimensions for `numpy.empty(shape)` (also zeros, ones;
+    a dtype may follow: `numpy.empty(0, numpy.int64)`) with a shape of known length, else
+    None."""
     if isinstance(value, gast.List) and not value.elts:
         return "list"
-    if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords):
+    if not (isinstance(value, gast.Call) and len(value.args) in (1, 2) and
+            not value.keywords) or len(value.args) == 2 and \
+            dotted_parts(value.args[1]) not in (["numpy", "int64"], ["numpy", "bool_"]):
         return None
     parts = dotted_parts(value.func)
     if parts is None or tuple(parts) not in ALLOCATIONS or not uses.never_stored("numpy"):

@@ -10,7 +10,7 @@ reading one element of a tuple result's adjoint gets that element:
 """
 import gast
 
-from . import fold
+from . import counted, fold
 from .nodes import Comment
 
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
@@ -34,8 +34,39 @@ def tidy(function):
                 _whole_spread(node.value):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
     _drop_unread_stacks(function)
+    _drop_idle_counters(function)
     _drop_dead_temporaries(function)
     return function
+
+
+def _drop_idle_counters(function):
+    """A trip counter of counted.py (`_n0 = _n0 + 1`) that no stack reads any more (the stacks
+    it indexed were dropped) goes."""
+    counters = {n.id for n in gast.walk(function) if isinstance(n, gast.Name) and
+                counted.is_counter(n.id)}
+    for statement in gast.walk(function):
+        if isinstance(statement, gast.stmt) and not _counter_statement(statement):
+            for node in gast.walk(statement):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                        not isinstance(node, gast.stmt):
+                    counters.discard(node.id)
+    for statements in _statement_lists(function):
+        keep = [s for s in statements if _counter_statement(s) not in counters]
+        if len(keep) != len(statements):
+            statements[:] = keep or [gast.Pass()]
+
+
+def _counter_statement(statement):
+    """The counter a statement sets (`_n0 = 0`, `_n0 = _n0 + 1`, `_n0 = _n0 - 1`), or None."""
+    if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+            isinstance(statement.targets[0], gast.Name) and \
+            counted.is_counter(statement.targets[0].id):
+        value = statement.value
+        if isinstance(value, gast.Constant) or isinstance(value, gast.BinOp) and \
+                isinstance(value.left, gast.Name) and \
+                value.left.id == statement.targets[0].id:
+            return statement.targets[0].id
+    return None
 
 
 def _drop_dead_temporaries(function):

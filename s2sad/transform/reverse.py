@@ -114,9 +114,11 @@ class _Reverse:
         args = gast.arguments(params, [], None, [], [], None, [])
         function = gast.FunctionDef(adjoint_name, args, statements, [], None, None, [])
         saves.preallocate(function)
+        counted = saves.count_stacks(function)
         defer.defer(function, self.namer)
         function.s2sad_shapes = kinds_module.stable_shapes(self.body)  # for optimize.tidy
-        function.body[:0] = [nodes.Comment("---- forward sweep ----")] + saves.stacks()
+        function.body[:0] = [nodes.Comment("---- forward sweep ----")] + saves.stacks() + \
+            counted
         return function
 
     def _seed_return(self):

@@ -51,6 +51,7 @@ class Saves(Tape):
         self.recomputes = collections.defaultdict(list)  # backward, after the loads
         self.stack_names = []
         self._stacks = {}
+        self.elements = {}       # stack name -> "float", "int" or "bool": it holds numbers
         self.sites = {}          # stack name -> [(statement, loop, kept value)]
         self.preallocated = {}   # stack name -> its index (the loop counters)
         self.restored = set()
@@ -332,14 +333,19 @@ class Saves(Tape):
         return all(self._constant_name(n) for n in activity.names_read(expression))
 
     def _constant_name(self, name):
+        """Whether Numba may see `name` as a constant where a test reads it: its one
+        definition is computed from literals, or one outside loops is (`v0 = 0.1` then `v0 =
+        v0 * 2` later: Numba's SSA gives the first value a name of its own, a constant)."""
         key = ("constant", name)
         if key not in self.recorded:
             self.recorded[key] = False  # (a name defined from itself is not constant)
             definitions = self.definitions.get(name, [])
-            value = getattr(definitions[0], "value", None) if len(definitions) == 1 else None
-            self.recorded[key] = name not in self.params and isinstance(
-                value, (gast.Constant, gast.Name, gast.Compare, gast.BoolOp, gast.BinOp,
-                        gast.UnaryOp)) and self._constant(value)
+            if len(definitions) > 1:
+                definitions = [d for d in definitions if self.region_of[id(d)] is None]
+            self.recorded[key] = name not in self.params and any(
+                isinstance(getattr(d, "value", None), (
+                    gast.Constant, gast.Name, gast.Compare, gast.BoolOp, gast.BinOp,
+                    gast.UnaryOp)) and self._constant(d.value) for d in definitions)
         return self.recorded[key]
 
     def stable_expression(self, expression, statement):
@@ -410,10 +416,34 @@ class Saves(Tape):
             forward[id(statement)].append(nodes.assign(local, kept))
             backward[id(statement)].append(put_back(nodes.name(local)))
         else:
-            stack = self.stack_for(key, f"_stack_{name}")
+            # a stack per place that keeps: pushed and popped at the same statement, so each
+            # can become an array indexed by its loop's trips (tape.py, counted.py)
+            stack = self.stack_for(key + (id(statement),), f"_stack_{name}",
+                                   _element(kept, statement))
             forward[id(statement)].append(push(stack, kept))
             backward[id(statement)].insert(0, put_back(pop(stack)))
             self.sites.setdefault(stack, []).append((statement, region, kept))
+
+
+def _element(kept, statement):
+    """"int" or "float" when the kept expression is a number (a known scalar, an element of an
+    array); else None."""
+    if isinstance(kept, gast.Name):
+        if getattr(kept, "s2sad_array", False):
+            return None
+        integer = kept.id in statement.s2sad_ints or isinstance(statement, gast.Assign) and \
+            activity.targets(statement) == {kept.id} and \
+            kinds.known(statement.value, statement.s2sad_scalars, statement.s2sad_ints)[1]
+        return "int" if integer else "float"
+    if isinstance(kept, gast.Call) and nodes.dotted_parts(kept.func) == ["rt", "saved"] and \
+            isinstance(kept.args[0], gast.Subscript) and \
+            isinstance(kept.args[0].value, gast.Name):
+        part = kept.args[0]
+        rank = getattr(statement, "s2sad_ranks", {}).get(part.value.id)
+        if rank is not None and kinds.indexed_rank(rank, part.slice, statement.s2sad_scalars,
+                                                   statement.s2sad_ints) == 0:
+            return "float"
+    return None
 
 
 def _calls_writers(statements):

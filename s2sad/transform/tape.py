@@ -8,18 +8,31 @@ expanded into loops and branches run in reverse.
 """
 import gast
 
-from . import activity, checkpoint, kinds, loop_shapes, nodes, normalize
+from . import activity, checkpoint, counted, kinds, loop_shapes, nodes, normalize
 
 
 class Tape:
     """The stacks, bookkeeping and code writing of `saves.Saves` (which decides what to keep:
     `defined_by`, `stable_expression` and `unfoldable` are its answers)."""
 
-    def stack_for(self, key, base):
+    def stack_for(self, key, base, element=None):
+        """The stack for `key`, made at the first call; `element`: "float", "int" or "bool"
+        when it holds numbers of that type only (counted.py may make it an array)."""
         if key not in self._stacks:
             self._stacks[key] = self.namer.fresh(base)
             self.stack_names.append(self._stacks[key])
+            if element is not None:
+                self.elements[self._stacks[key]] = element
         return self._stacks[key]
+
+    def count_stacks(self, function):
+        """counted.py: the stacks of numbers not preallocated become arrays with a counter;
+        their set-up code (placed after `stacks()`)."""
+        elements = {stack: element for stack, element in self.elements.items()
+                    if stack not in self.preallocated}
+        prelude = counted.count(function, elements, self.namer)
+        self.preallocated.update({s.targets[0].id: None for s in prelude})
+        return prelude
 
     def stacks(self):
         return [nodes.assign(name, gast.List([], gast.Load())) for name in self.stack_names
@@ -27,7 +40,8 @@ class Tape:
 
     def preallocate(self, function):
         """A stack pushed once per iteration of a nest of `for ... in range(...)` loops with a
-        known float becomes an array with one index per loop, allocated before the nest
+        known number (a float, an int, a branch flag) becomes an array with one index per loop,
+        allocated before the nest
         (`_stack_x[t, i - 1] = x`, `x = _stack_x[t, i - 1]`): no list in compiled code, and a
         push inside an `if` just leaves its slot unused in the other iterations. Each inner
         range must not change while the nest runs (its trip count is read before it)."""
@@ -37,41 +51,36 @@ class Tape:
                 continue
             statement, outer, kept = sites[0]
             loops = self.loops_around[id(statement)]
-            copied = _saved_name(kept)  # rt.saved(x): a row of an array is a copy already
-            if copied is not None and _rank_at(statement, copied.id):
-                kept = copied
-                kept.s2sad_array = True
-            if not isinstance(kept, gast.Name) or kept.id in statement.s2sad_ints or \
-                    not loops or loops[0] is not outer or \
-                    not all(self._indexable(loop, loops) for loop in loops):
+            if not loops:
+                continue
+            nest = loops[0] is outer and all(self._indexable(loop, loops) for loop in loops)
+            rank = _kept_rank(statement, kept)
+            if rank:  # an array: rows where its shape stays, else counted.py's ragged entries
+                name = _saved_name(kept) or kept
+                stable = isinstance(name, gast.Name) and \
+                    self.loop_shapes(loops[0]).stable(name.id)
+                if stable and nest and len(loops) == 1:
+                    # made at the first push, shaped like the array: a row per iteration
+                    empty = gast.Tuple([nodes.constant(0)] * (1 + rank), gast.Load())
+                    shapes.setdefault(self.recorded[id(outer)], []).append((stack, empty))
+                    rows[stack] = self.recorded[id(outer)]
+                    indexes[stack] = _index_of(loops[0])
+                else:
+                    self.elements[stack] = ("rows" if stable else "entries", rank)
+                continue
+            dtype = counted.DTYPES.get(self.elements.get(stack), False)
+            if not isinstance(kept, gast.Name) or dtype is False or not nest:
                 continue
             trips = self.recorded[id(outer)]
-            if getattr(kept, "s2sad_array", False):
-                rank = self._rows_of(statement, kept.id, loops)
-                if rank is None:
-                    continue
-                # made at the first push, shaped like the array: a row per iteration
-                empty = gast.Tuple([nodes.constant(0)] * (1 + rank), gast.Load())
-                shapes.setdefault(trips, []).append((stack, empty))
-                rows[stack] = trips
-                indexes[stack] = _index_of(loops[0])
-                continue
             sizes = [nodes.name(trips)] + [_call("len", nodes.clone(loop.iter))
                                            for loop in loops[1:]]
+            shape = sizes[0] if len(sizes) == 1 else gast.Tuple(sizes, gast.Load())
             shapes.setdefault(trips, []).append(
-                (stack, sizes[0] if len(sizes) == 1 else gast.Tuple(sizes, gast.Load())))
+                (stack, shape if dtype is None else (shape, nodes.dotted(dtype))))
             index = [_index_of(loop) for loop in loops]
             indexes[stack] = index[0] if len(index) == 1 else gast.Tuple(index, gast.Load())
         self.preallocated.update(indexes)
         _Preallocate(indexes, shapes, rows).visit(function)
-
-    def _rows_of(self, statement, name, loops):
-        """The rank of the array `name` kept at `statement` in one loop, if the loop computes
-        it with the same shape at every iteration (loop_shapes.py); else None."""
-        rank = _rank_at(statement, name)
-        if len(loops) != 1 or not rank:
-            return None
-        return rank if self.loop_shapes(loops[0]).stable(name) else None
 
     def loop_shapes(self, loop):
         """loop_shapes.py's analysis of `loop` (made once)."""
@@ -144,8 +153,10 @@ class Tape:
                 self.recomputed.add(flag)  # the backward sweep evaluates the test again
                 code.append(nodes.assign(flag, self.unfoldable(nodes.clone(statement.test))))
             else:
-                code.append(nodes.assign(flag, pop(self.stack_for(("flag", flag),
-                                                                f"_stack{flag}"))))
+                element = "bool" if _is_truth(statement.test) else None
+                stack = self.stack_for(("flag", flag), f"_stack{flag}", element)
+                self._bookkeeping_site(stack, statement, flag)
+                code.append(nodes.assign(flag, pop(stack)))
         test = nodes.name(flag)
         if not body:
             test, body, orelse = gast.UnaryOp(gast.Not(), test), orelse, []
@@ -167,12 +178,14 @@ class Tape:
                 code.append(nodes.assign(trips, _call("len", nodes.clone(statement.iter))))
             else:
                 code.append(self.pop_count(("trips", trips), trips))
+                self._bookkeeping_site(self.stack_for(("trips", trips), ""), statement, trips)
         if checkpoint.is_checkpointed(statement):
             return code + checkpoint.backward(self, statement, counter, first + body)
         backwards = _call("range", gast.BinOp(nodes.name(trips), gast.Sub(), nodes.constant(1)),
                           _minus_one(), _minus_one())
-        return code + [gast.For(nodes.name(counter, store=True), backwards, first + body, [],
-                                None)]
+        loop = gast.For(nodes.name(counter, store=True), backwards, first + body, [], None)
+        loop.s2sad_reversed = statement  # counted.py: the trips of `statement`, undone
+        return code + [loop]
 
     def _stable_range(self, loop):
         """A `for` over a range of stable bounds that runs to its end (its trip count can be
@@ -217,7 +230,8 @@ class Tape:
         self.recorded.setdefault(("bounds", id(loop)), []).append((local, atom))
         if self.region_of[id(loop)] is None:
             return nodes.name(local)
-        stack = self.stack_for(("bounds", local), f"_stack{local}")
+        stack = self.stack_for(("bounds", local), f"_stack{local}", "int")
+        self._bookkeeping_site(stack, loop, local)
         self.loads[id(loop)].append(nodes.assign(local, pop(stack)))
         return nodes.name(local)
 
@@ -285,10 +299,18 @@ class Tape:
         loop = type(statement)(**{f: [] if f in ("body", "orelse") else copy(getattr(statement, f))
                                   for f in statement._fields})
         loop.body, loop.orelse = body or [gast.Pass()], []
+        if taped:
+            loop.s2sad_taped = statement  # counted.py: the trips of `statement`
         code.append(loop)
         if trips is not None and in_loop and trips not in self.recomputed:
             code.append(self.keep_count(("trips", trips), trips))
         return code
+
+    def _bookkeeping_site(self, stack, statement, name):
+        """Record where the bookkeeping number `name` is pushed (in the statement list holding
+        `statement`), so that `preallocate` may give it an array like a kept value."""
+        self.sites.setdefault(stack, []).append(
+            (statement, self.region_of[id(statement)], nodes.name(name)))
 
     def keep_bounds(self, loop):
         """Forward: the range bounds the backward loop needs, kept at loop entry."""
@@ -301,11 +323,11 @@ class Tape:
 
     def keep_count(self, key, name):
         """Forward: push the bookkeeping value `name` on its stack (inside loops)."""
-        return push(self.stack_for(key, f"_stack{name}"), nodes.name(name))
+        return push(self.stack_for(key, f"_stack{name}", "int"), nodes.name(name))
 
     def pop_count(self, key, name):
         """Backward: `name = <its stack>.pop()`."""
-        return nodes.assign(name, pop(self.stack_for(key, f"_stack{name}")))
+        return nodes.assign(name, pop(self.stack_for(key, f"_stack{name}", "int")))
 
     # ---- comments ----------------------------------------------------------------------------
 
@@ -328,7 +350,8 @@ class _Preallocate(gast.NodeTransformer):
 
     def __init__(self, indexes, shapes, rows):
         self.indexes = indexes   # stack -> its index expression
-        self.shapes = shapes     # trip count of an outermost loop -> [(stack, shape)]
+        self.shapes = shapes     # trip count of an outermost loop -> [(stack, shape or
+        # (shape, dtype))]
         self.rows = rows         # stack of arrays -> its loop's trip count (rt.keep_row)
 
     def visit_Expr(self, node):
@@ -358,9 +381,39 @@ class _Preallocate(gast.NodeTransformer):
         if isinstance(target, gast.Name) and target.id in self.shapes and \
                 isinstance(node.value, gast.Call) and \
                 getattr(node.value.func, "id", None) == "len":
-            return [node] + [nodes.assign(stack, nodes.call("numpy.empty", nodes.clone(shape)))
-                             for stack, shape in self.shapes.pop(target.id)]
+            return [node] + [nodes.assign(stack, nodes.call("numpy.empty", *map(
+                nodes.clone, shape if isinstance(shape, tuple) else (shape,))))
+                for stack, shape in self.shapes.pop(target.id)]
         return node
+
+
+def _is_truth(test):
+    """Whether a branch test gives a bool: a comparison, `not`, `and`/`or` of those, or
+    rt.flag around one."""
+    if isinstance(test, gast.Call) and nodes.dotted_parts(test.func) == ["rt", "flag"] and \
+            len(test.args) == 1:
+        return _is_truth(test.args[0])
+    if isinstance(test, gast.BoolOp):
+        return all(_is_truth(v) for v in test.values)
+    return isinstance(test, gast.Compare) or \
+        isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not) or \
+        isinstance(test, gast.Constant) and isinstance(test.value, bool)
+
+
+def _kept_rank(statement, kept):
+    """The rank of the array a push keeps (`x`, `rt.saved(x)`, `rt.saved(x[i:j])`), when kinds.py
+    knows it; None for a number or what is not known."""
+    if isinstance(kept, gast.Call) and nodes.dotted_parts(kept.func) == ["rt", "saved"] and \
+            len(kept.args) == 1:
+        kept = kept.args[0]
+    if isinstance(kept, gast.Name):
+        return _rank_at(statement, kept.id)
+    if isinstance(kept, gast.Subscript) and isinstance(kept.value, gast.Name):
+        rank = getattr(statement, "s2sad_ranks", {}).get(kept.value.id)
+        if rank is not None:
+            return kinds.indexed_rank(rank, kept.slice, statement.s2sad_scalars,
+                                      statement.s2sad_ints)
+    return None
 
 
 def _saved_name(kept):

@@ -1,0 +1,210 @@
+"""Stacks as NumPy arrays with a counter per loop, not Python lists.
+
+A number kept in a loop whose trip count the forward sweep cannot read before the loop starts
+(an inner range whose bounds change, `for i in range(j + 1, d)`; a `while`), and the
+bookkeeping of inner loops and branches (their trip counts, range starts and branch flags),
+are pushed at the loop's trip number counted over the whole run, on an array that doubles when
+it is full (`rt.push`). The backward loop counts the same trips down:
+
+    _n0 = 0                                          # forward
+    for j in range(d):
+        for i in range(j + 1, d):
+            _stack_idx = rt.push(_stack_idx, _n0, idx)
+            ...
+            _n0 = _n0 + 1
+    for j in ...:                                    # backward
+        for _k0 in range(_trips1 - 1, -1, -1):
+            _n0 = _n0 - 1
+            idx = _stack_idx[_n0]
+
+Every backward trip of a loop undoes one forward trip, the last first, so the counter meets
+each trip's index again. A push inside an `if` leaves its slot unused in the other trips.
+Arrays of one shape in every trip (loop_shapes.py) are kept the same way, as rows
+(`rt.push_row`); arrays whose shape may change (a state that broadcasts in its first trip, a
+growing slice) one after the other in one flat array, with their offsets and shapes
+(`rt.entries`, `rt.push_entry`, `rt.entry`). A loop checkpointed (its backward sweep runs the
+forward code again), arrays of unknown rank and any stack used otherwise keep their lists.
+"""
+import gast
+
+from . import checkpoint, nodes
+
+# The element type of a stack of numbers -> the dtype of its array.
+DTYPES = {"float": None, "int": "numpy.int64", "bool": "numpy.bool_"}
+
+
+def count(function, elements, namer):
+    """Turn the list stacks named in `elements` (stack -> "float", "int", "bool", ("rows",
+    rank) for arrays of one shape in every trip of the loop nest, loop_shapes.py, or
+    ("entries", rank) for arrays of that rank) into
+    counted arrays where their pushes and pops allow it (see the module docstring). Returns
+    the prelude for them: each stack's empty array and each counter's 0."""
+    sites = _Sites(elements)
+    sites.visit_body(function.body, ())
+    counters, converted = {}, []
+    for stack in sorted(sites.pushes):
+        loop = _loop_of(sites, stack)
+        if loop is None:
+            continue
+        if id(loop) not in counters:
+            counters[id(loop)] = (namer.numbered("_n"), loop)
+        converted.append((stack, counters[id(loop)][0]))
+    if not converted:
+        return []
+    names = dict(converted)
+    _Rewrite(names, {s: elements[s][0] for s in names if isinstance(elements[s], tuple)}
+             ).visit(function)
+    for counter, primal in counters.values():
+        for loop in sites.forward_loops.get(id(primal), ()):
+            _append_count(loop.body, counter)
+        for loop in sites.backward_loops.get(id(primal), ()):
+            loop.body.insert(0, _step(counter, gast.Sub()))
+    prelude = []
+    for stack, _ in converted:
+        if isinstance(elements[stack], tuple) and elements[stack][0] == "entries":
+            prelude.append(nodes.assign(stack, nodes.call("rt.entries",
+                                                          nodes.constant(elements[stack][1]))))
+            continue
+        if isinstance(elements[stack], tuple):  # ("rows", rank): made at the first push
+            args = [gast.Tuple([nodes.constant(0)] * (1 + elements[stack][1]), gast.Load())]
+        else:
+            dtype = DTYPES[elements[stack]]
+            args = [nodes.constant(0)] + ([nodes.dotted(dtype)] if dtype else [])
+        prelude.append(nodes.assign(stack, nodes.call("numpy.empty", *args)))
+    for counter, primal in sorted(counters.values(), key=lambda c: c[0]):
+        if counter in names.values():
+            prelude.append(nodes.assign(counter, nodes.constant(0)))
+    return prelude
+
+
+def is_counter(name):
+    """Whether `name` is one of the trip counters made here (`_n0`)."""
+    return name.startswith("_n") and name[2:].isdigit()
+
+
+def _loop_of(sites, stack):
+    """The primal loop whose trips index `stack`: its one push is in a taped forward loop of
+    it, every pop in a backward loop of it, and no loop around either is checkpointed; else
+    None."""
+    pushes, pops = sites.pushes[stack], sites.pops.get(stack, [])
+    if len(pushes) != 1 or not pops:
+        return None
+    chains = [pushes[0]] + pops
+    if any(not chain or any(_checkpointed(loop) for loop in chain) for chain in chains):
+        return None
+    primal = getattr(pushes[0][-1], "s2sad_taped", None)
+    if primal is None or any(getattr(chain[-1], "s2sad_reversed", None) is not primal
+                             for chain in pops):
+        return None
+    return primal
+
+
+def _checkpointed(loop):
+    primal = getattr(loop, "s2sad_taped", None) or getattr(loop, "s2sad_reversed", None)
+    return primal is None or checkpoint.is_checkpointed(primal)
+
+
+def _append_count(body, counter):
+    """`counter = counter + 1` at the end of a forward loop body, before its exit test (`if _break0:
+    break`, which must stay last)."""
+    at = len(body)
+    if body and isinstance(body[-1], gast.If) and body[-1].body and \
+            isinstance(body[-1].body[0], gast.Break):
+        at -= 1
+    body.insert(at, _step(counter, gast.Add()))
+
+
+def _step(counter, op):
+    """`_n0 = _n0 + 1` (or - 1): a plain assignment, so fold.py sees an int."""
+    return nodes.assign(counter, gast.BinOp(nodes.name(counter), op, nodes.constant(1)))
+
+
+class _Sites:
+    """Where each stack is pushed and popped: stack -> [the loops around each site]."""
+
+    def __init__(self, elements):
+        self.elements = elements
+        self.pushes, self.pops = {}, {}
+        self.forward_loops, self.backward_loops = {}, {}  # id(primal loop) -> [loops]
+
+    def visit_body(self, statements, loops):
+        for statement in statements:
+            if isinstance(statement, (gast.For, gast.While)):
+                for attribute, found in (("s2sad_taped", self.forward_loops),
+                                         ("s2sad_reversed", self.backward_loops)):
+                    primal = getattr(statement, attribute, None)
+                    if primal is not None:
+                        found.setdefault(id(primal), []).append(statement)
+                self._expressions(statement, loops, (statement.target,) if isinstance(
+                    statement, gast.For) else ())
+                self.visit_body(statement.body, loops + (statement,))
+                self.visit_body(statement.orelse, loops)
+            elif isinstance(statement, gast.If):
+                self._expressions(statement.test, loops)
+                self.visit_body(statement.body, loops)
+                self.visit_body(statement.orelse, loops)
+            else:
+                self._expressions(statement, loops)
+
+    def _expressions(self, node, loops, skip=()):
+        if isinstance(node, (gast.For, gast.While)):
+            node = node.iter if isinstance(node, gast.For) else node.test
+        for inner in gast.walk(node):
+            if isinstance(inner, gast.Call) and isinstance(inner.func, gast.Attribute) and \
+                    isinstance(inner.func.value, gast.Name) and \
+                    inner.func.value.id in self.elements:
+                stack = inner.func.value.id
+                if inner.func.attr == "append" and len(inner.args) == 1:
+                    self.pushes.setdefault(stack, []).append(loops)
+                elif inner.func.attr == "pop" and not inner.args:
+                    self.pops.setdefault(stack, []).append(loops)
+                else:
+                    self.pushes.setdefault(stack, []).extend([(), ()])  # used otherwise
+            elif isinstance(inner, gast.Name) and inner.id in self.elements and \
+                    not _method_receiver(node, inner):
+                self.pushes.setdefault(inner.id, []).extend([(), ()])  # used otherwise
+
+
+def _method_receiver(tree, name):
+    """Whether `name` is the `s` of an `s.append(...)` / `s.pop()` in `tree`."""
+    return any(isinstance(n, gast.Attribute) and n.value is name and n.attr in ("append", "pop")
+               for n in gast.walk(tree))
+
+
+class _Rewrite(gast.NodeTransformer):
+    """`s.append(v)` -> `s = rt.push(s, _n0, v)`; `s.pop()` -> `s[_n0]` (or `rt.entry(s, _n0)`
+    for arrays of any shape)."""
+
+    def __init__(self, counters, arrays):
+        self.counters = counters  # stack -> its counter
+        self.arrays = arrays      # stack of arrays -> "rows" (one shape) or "entries" (any)
+
+    def visit_Expr(self, node):
+        call = node.value
+        stack = _receiver(call, "append")
+        if stack in self.counters:
+            value = call.args[0]
+            if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == \
+                    ["rt", "saved"] and len(value.args) == 1:
+                value = value.args[0]  # the stack keeps a copy anyway
+            push = {"rows": "rt.push_row", "entries": "rt.push_entry"}.get(
+                self.arrays.get(stack), "rt.push")
+            return nodes.assign(stack, nodes.call(push, nodes.name(stack),
+                                                  nodes.name(self.counters[stack]), value))
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        stack = _receiver(node, "pop")
+        if stack in self.counters and self.arrays.get(stack) == "entries":
+            return nodes.call("rt.entry", nodes.name(stack), nodes.name(self.counters[stack]))
+        if stack in self.counters:
+            return gast.Subscript(nodes.name(stack), nodes.name(self.counters[stack]),
+                                  gast.Load())
+        return self.generic_visit(node)
+
+
+def _receiver(call, method):
+    if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+            call.func.attr == method and isinstance(call.func.value, gast.Name):
+        return call.func.value.id
+    return None
