@@ -174,3 +174,21 @@ def nested_rows(x, w):
             h = np.tanh(w * x + i)
             total = total + np.sum(h * h * x)
     return total
+
+
+def relax(x, k):
+    for j in range(3):
+        x = x + 0.1 * np.sin(k * x)
+        if j == 1:
+            x = 0.9 * x
+    return x
+
+
+def relaxed(x, k, n):
+    """A callee with a loop and a branch is inlined: its values are kept on the caller's tape,
+    and its forward sweep runs once."""
+    total = 0.0
+    for t in range(n):
+        x = relax(x, k)
+        total = total + np.sum(x * x)
+    return total

@@ -63,6 +63,17 @@ def test_numbers_kept_in_a_nest_of_changing_bounds_or_a_while_need_no_list(jit):
     assert "_stack_h = rt.push_row(_stack_h, _n0, h)" in rows.source
 
 
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_small_callee_with_a_loop_is_inlined_and_runs_forward_once(jit):
+    grad = s2sad.grad(ex.relaxed, wrt=(0, 1), jit=jit)
+    check_gradient(ex.relaxed, (RNG.normal(size=3), 0.7, 4), (0, 1), jit_fn=grad)
+    source = grad.source
+    code = [line for line in source.splitlines() if not line.strip().startswith("#")]
+    assert "rt.load(" not in source and not any("relax(" in line for line in code)
+    assert "# for j in range(3):   [examples_generated.py:" in source  # the callee's lines
+    assert ".append(" not in source
+
+
 def test_no_helper_on_a_known_scalar(chain_source):
     assert "rt.saved(" not in chain_source   # x[i] is a number: read, not copied
     assert "rt.unbroadcast(" not in chain_source

@@ -8,10 +8,13 @@ compiles one function, and the code reads as a person inlining it by hand would 
 
     i_gate = sigmoid(gates[:hidden])
 
-Small means: defined in the same file, no closure, at most MAX_STATEMENTS assignments and then
-one `return` (no `if`, loop or `with`), calling no function of yours and none with a rule of
-yours (a leaf), and called with one positional argument per parameter. Anything else stays a
-call to its own generated adjoint, as before.
+Small means: defined in the same file, no closure, at most MAX_STATEMENTS statements (those in
+an `if` or a loop counted) of assignments to names, `if`s and loops, and then one `return` (no
+other `return`, no `with`), calling no function of yours and none with a rule of yours (a leaf),
+and called with one positional argument per parameter. A callee with a loop inlined so keeps
+its values on the caller's tape, in the caller's loops: its forward sweep runs once. Anything
+else stays a call to its own generated adjoint, whose forward sweep runs again in the backward
+sweep.
 
 The callee's names are renamed apart from the caller's (its own name where it is free, else
 `<callee>_<name>`). A parameter becomes the caller's argument itself where that is a name the
@@ -24,9 +27,9 @@ import gast
 
 from s2sad.errors import S2sadError
 
-from . import fence, nodes, parse, resolve
+from . import desugar, fence, nodes, parse, resolve
 
-MAX_STATEMENTS = 8
+MAX_STATEMENTS = 12
 
 
 def inline(source, callees):
@@ -128,13 +131,14 @@ class _Inliner:
             return None
         try:
             callee = parse.parse_function(func)
+            desugar.desugar(callee)  # loops over sequences, zip, enumerate: as in the caller
         except S2sadError:
             self.plans[func] = None
             return None
         tree = callee.tree
         args = tree.args
         body = _body(tree)
-        simple = bool(body) and len(body) <= MAX_STATEMENTS + 1 and \
+        simple = bool(body) and _size(body[:-1]) <= MAX_STATEMENTS and \
             isinstance(body[-1], gast.Return) and body[-1].value is not None and \
             all(_simple(s) for s in body[:-1])
         if not simple or args.vararg or args.kwarg or args.kwonlyargs or \
@@ -191,12 +195,25 @@ def _body(tree):
 
 
 def _simple(statement):
-    """An assignment to names (no element writes: the callee changes no array)."""
+    """An assignment to names (no element writes: the callee changes no array), or an `if` or
+    a loop of such statements (with `break` and `continue`, but no `return` inside and no
+    `else` on a loop)."""
     if isinstance(statement, gast.Assign):
         return all(_plain_target(t) for t in statement.targets)
     if isinstance(statement, gast.AugAssign):
         return isinstance(statement.target, gast.Name)
-    return isinstance(statement, gast.Pass)
+    if isinstance(statement, gast.If):
+        return all(_simple(s) for s in statement.body + statement.orelse)
+    if isinstance(statement, (gast.For, gast.While)):
+        return not statement.orelse and all(_simple(s) for s in statement.body) and \
+            (isinstance(statement, gast.While) or _plain_target(statement.target))
+    return isinstance(statement, (gast.Pass, gast.Break, gast.Continue))
+
+
+def _size(statements):
+    """The number of statements, those inside an `if` or a loop included."""
+    return sum(1 + _size(getattr(s, "body", [])) + _size(getattr(s, "orelse", []))
+               for s in statements)
 
 
 def _plain_target(target):

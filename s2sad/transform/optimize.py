@@ -11,7 +11,7 @@ reading one element of a tuple result's adjoint gets that element:
 import gast
 
 from . import counted, fold
-from .nodes import Comment
+from .nodes import Comment, dotted_parts
 
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
          gast.Mult: lambda a, b: a * b}
@@ -33,8 +33,9 @@ def tidy(function):
         elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
                 _whole_spread(node.value):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
-    _drop_unread_stacks(function)
-    _drop_idle_counters(function)
+    if _drop_unread_stacks(function):
+        _drop_idle_counters(function)
+        function = fold.fold(function, owners)  # what kept them may fold now
     _drop_dead_temporaries(function)
     return function
 
@@ -110,12 +111,12 @@ def _no_effect(node):
 def _drop_unread_stacks(function):
     """A value kept on a stack that the backward sweep no longer reads once tidied (it was kept
     for its shape: `rt.unreduce(g, _t29, None)` became `g`) is kept no more: its pushes, pops
-    (`x = _stack_x.pop()` or `x = _stack_x[t]`) and the stack go."""
+    (`x = _stack_x.pop()` or `x = _stack_x[t]`) and the stack go. Whether any went."""
     body = function.body
     start = next((k for k, s in enumerate(body) if isinstance(s, Comment) and
                   "backward sweep" in s.text), None)
     if start is None:
-        return
+        return False
     read = {n.id for s in body[start:] for n in gast.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     own, targets = {}, {}  # stack -> ids of the statements that only handle it; pop targets
@@ -136,18 +137,20 @@ def _drop_unread_stacks(function):
     dead = {stack for stack, popped in targets.items()
             if stack not in used and not popped & read}
     if not dead:
-        return
+        return False
     gone = set().union(*(own[stack] for stack in dead))
     for statements in _statement_lists(function):
         if any(id(s) in gone for s in statements):
             statements[:] = [s for s in statements if id(s) not in gone] or [gast.Pass()]
+    return True
 
 
 def _stack_statement(statement):
     """(the stack, the name a pop assigns or None) of a statement that only declares a stack,
     pushes to it or pops from it: `_stack_x = []`, `_stack_x = numpy.empty(...)`,
-    `_stack_x = rt.keep_row(_stack_x, ...)`, `_stack_x.append(x)`, `_stack_x[t] = x`,
-    `x = _stack_x.pop()`, `x = _stack_x[t]`; (None, None) for any other."""
+    `_stack_x = rt.keep_row(_stack_x, ...)` (or rt.push...), `_stack_x.append(x)`,
+    `_stack_x[t] = x`, `x = _stack_x.pop()`, `x = _stack_x[t]`, `x = rt.entry(_stack_x, _n0)`;
+    (None, None) for any other."""
     if isinstance(statement, gast.Expr) and _stack_call(statement.value, "append"):
         return statement.value.func.value.id, None
     if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1):
@@ -162,6 +165,9 @@ def _stack_statement(statement):
             return value.func.value.id, target.id
         if isinstance(value, gast.Subscript) and _is_stack(value.value):
             return value.value.id, target.id
+        if isinstance(value, gast.Call) and dotted_parts(value.func) == ["rt", "entry"] and \
+                value.args and _is_stack(value.args[0]):
+            return value.args[0].id, target.id
     return None, None
 
 
