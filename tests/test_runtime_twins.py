@@ -30,8 +30,11 @@ CASES = {
     "scatter_rows repeated": (core.scatter_rows,
                               lambda: (np.zeros((4, 2)), np.array([0, 2, 0, 3]), _x(4, 2))),
     "example of a batch of rows": (buffers.example, lambda: (_x(4, 2), 1)),
-    "copy_flat strided": (buffers.copy_flat, lambda: (np.zeros(9), 2, _strided(2, 3))),
-    "copy_flat F": (buffers.copy_flat, lambda: (np.zeros(12), 0, np.asfortranarray(_x(3, 4)))),
+    "push_entry strided, growing": (buffers.push_entry, lambda: (
+        (_x(5), np.array([[5, 0, 0], [0, 1, 4]]), np.empty((0, 0))), 1, _strided(2, 3))),
+    "push_entry F, first": (buffers.push_entry, lambda: (
+        (np.empty(0), np.zeros((1, 3), np.int64), np.empty((0, 0))), 0,
+        np.asfortranarray(_x(3, 4)))),
     "scatter_value repeated": (core.scatter_value,
                                lambda: (np.zeros(5), np.array([1, 1, 4]), 0.5)),
     "digamma_array": (special.digamma_array,
@@ -70,11 +73,15 @@ def _compiled(func, count):
 
 
 def _copies(args):
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    return [a.copy() if isinstance(a, np.ndarray) else
+            tuple(_copies(a)) if isinstance(a, tuple) else a for a in args]
 
 
 def _result(func, args):
     out = func(*args)
+    if isinstance(out, tuple):  # a stack of rt.entries: what is used of it (the rest is unset)
+        data, index, _ = out
+        return np.concatenate([data[:index[0, 0]], index[:args[1] + 2].ravel()])
     # the scatters add into their first argument and return nothing
     return args[0] if out is None else out
 

@@ -93,11 +93,37 @@ def _entries(rank):
     return (np.empty(0), np.zeros((1, 1 + rank), np.int64), np.empty((0,) * rank))
 
 
-@jitable
+def _push_entry_loop(stack, k, x):
+    # loops, not slice assignments: Numba compiles these in a fraction of the time
+    data, index, like = stack
+    if k + 1 >= index.shape[0]:
+        longer = np.empty((max(16, 2 * (k + 1)), index.shape[1]), np.int64)
+        for i in range(index.shape[0]):
+            for j in range(index.shape[1]):
+                longer[i, j] = index[i, j]
+        index = longer
+    start = index[0, 0]
+    if start + x.size > data.shape[0]:
+        bigger = np.empty(max(2 * data.shape[0], start + x.size, 64))
+        for i in range(start):
+            bigger[i] = data[i]
+        data = bigger
+    index[k + 1, 0] = start
+    d = 1
+    for n in x.shape:
+        index[k + 1, d] = n
+        d += 1
+    for i in range(x.size):
+        data[start + i] = x.flat[i]
+    index[0, 0] = start + x.size
+    return data, index, like
+
+
+@compiled_as(_push_entry_loop)
 def push_entry(stack, k, x):
     """Keep the array x as entry k of a stack of `rt.entries`: its elements copied after the
-    last ones (the arrays grow twice as long when full; made at the first push with x's
-    type). Returns the stack."""
+    last ones (the arrays grow twice as long when full; as Python, in x's dtype). Returns the
+    stack."""
     data, index, like = stack
     if k + 1 >= index.shape[0]:
         longer = np.zeros((max(16, 2 * (k + 1)), index.shape[1]), np.int64)
@@ -111,22 +137,10 @@ def push_entry(stack, k, x):
         bigger[:start] = data[:start]
         data = bigger
     index[k + 1, 0] = start
-    for d in range(x.ndim):
-        index[k + 1, 1 + d] = x.shape[d]
-    copy_flat(data, start, x)
+    index[k + 1, 1:] = x.shape
+    data[start:start + x.size] = np.ravel(x)
     index[0, 0] = start + x.size
     return data, index, like
-
-
-def _copy_flat_loop(data, start, x):
-    for i in range(x.size):
-        data[start + i] = x.flat[i]
-
-
-@compiled_as(_copy_flat_loop)
-def copy_flat(data, start, x):
-    """Write the elements of x, in C order, into `data` from `start` on (no copy made)."""
-    data[start:start + x.size] = np.ravel(x)
 
 
 @by_type
