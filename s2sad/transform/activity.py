@@ -164,6 +164,8 @@ def targets(statement):
     """Names a statement assigns (the array of an in-place write is not assigned)."""
     if isinstance(statement, gast.Return) or written_array(statement) is not None:
         return set()
+    if len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name):
+        return {statement.targets[0].id}
     return {node.id for target in statement.targets for node in gast.walk(target)
             if isinstance(node, gast.Name)}
 

@@ -43,7 +43,8 @@ class Saves(Tape):
         # no array changes in place anywhere (nothing written into, no callee writing into an
         # argument): a kept array is the same value whenever it is read, so it needs no copy
         self.frozen = not self.written and not _calls_writers(body)
-        self.exposed = _sharing_with(self.written, _simple(body)) - self.written
+        self.assignments = _simple(body)  # every assignment, inside loops and branches too
+        self.exposed = _sharing_with(self.written, self.assignments) - self.written
         self.before = collections.defaultdict(list)   # forward, before a statement
         self.after = collections.defaultdict(list)    # forward, after it
         self.restores = collections.defaultdict(list)  # backward, after its block
@@ -310,10 +311,17 @@ class Saves(Tape):
         to-be-recorded analysis: such a value needs no record)."""
         definitions = self.definitions.get(name, [])
         if not definitions or name in self.params or name in self.exposed or \
-                _sharing_with({name}, _simple(self.body)) - {name}:
+                self._shared(name):
             return False
         at = self.top[id(statement)]
         return all(self.top[id(d)] < at for d in definitions)
+
+    def _shared(self, name):
+        """Whether another name may hold the array `name` holds (`_sharing_with`)."""
+        if ("shared", name) not in self.recorded:
+            self.recorded[("shared", name)] = bool(
+                _sharing_with({name}, self.assignments) - {name})
+        return self.recorded[("shared", name)]
 
     def unfoldable(self, test):
         """`test` with `rt.flag(...)` around what depends on constants only (the whole test, or
@@ -387,7 +395,7 @@ class Saves(Tape):
             self.recorded[("private", name)] = bool(definitions) and \
                 name not in self.written and \
                 all(self._makes_new_array(d) for d in definitions) and \
-                all(self._only_computes_from(name, s) for s in _simple(self.body))
+                all(self._only_computes_from(name, s) for s in self.assignments)
         return self.recorded[("private", name)]
 
     def _makes_new_array(self, statement):
