@@ -36,45 +36,42 @@ DTYPES = {"float": None, "int": "numpy.int64", "bool": "numpy.bool_"}
 def count(function, elements, namer):
     """Turn the list stacks named in `elements` (stack -> "float", "int", "bool", ("rows",
     rank) for arrays of one shape in every trip of the loop nest, loop_shapes.py, or
-    ("entries", rank) for arrays of that rank) into
-    counted arrays where their pushes and pops allow it (see the module docstring). Returns
-    the prelude for them: each stack's empty array and each counter's 0."""
+    ("entries", rank) for arrays of that rank) into counted arrays where their pushes and pops
+    allow it (see the module docstring). Returns the prelude for them: each stack's empty
+    array and each counter's 0."""
     sites = _Sites(elements)
     sites.visit_body(function.body, ())
-    counters, converted = {}, []
+    counters, converted = {}, {}
     for stack in sorted(sites.pushes):
         loop = _loop_of(sites, stack)
-        if loop is None:
-            continue
-        if id(loop) not in counters:
-            counters[id(loop)] = (namer.numbered("_n"), loop)
-        converted.append((stack, counters[id(loop)][0]))
+        if loop is not None:
+            if id(loop) not in counters:
+                counters[id(loop)] = (namer.numbered("_n"), loop)
+            converted[stack] = counters[id(loop)][0]
     if not converted:
         return []
-    names = dict(converted)
-    _Rewrite(names, {s: elements[s][0] for s in names if isinstance(elements[s], tuple)}
+    _Rewrite(converted, {s: elements[s][0] for s in converted if isinstance(elements[s], tuple)}
              ).visit(function)
     for counter, primal in counters.values():
         for loop in sites.forward_loops.get(id(primal), ()):
             _append_count(loop.body, counter)
         for loop in sites.backward_loops.get(id(primal), ()):
             loop.body.insert(0, _step(counter, gast.Sub()))
-    prelude = []
-    for stack, _ in converted:
-        if isinstance(elements[stack], tuple) and elements[stack][0] == "entries":
-            prelude.append(nodes.assign(stack, nodes.call("rt.entries",
-                                                          nodes.constant(elements[stack][1]))))
-            continue
-        if isinstance(elements[stack], tuple):  # ("rows", rank): made at the first push
-            args = [gast.Tuple([nodes.constant(0)] * (1 + elements[stack][1]), gast.Load())]
-        else:
-            dtype = DTYPES[elements[stack]]
-            args = [nodes.constant(0)] + ([nodes.dotted(dtype)] if dtype else [])
-        prelude.append(nodes.assign(stack, nodes.call("numpy.empty", *args)))
-    for counter, primal in sorted(counters.values(), key=lambda c: c[0]):
-        if counter in names.values():
-            prelude.append(nodes.assign(counter, nodes.constant(0)))
-    return prelude
+    return [nodes.assign(stack, _empty(elements[stack])) for stack in converted] + \
+        [nodes.assign(counter, nodes.constant(0)) for counter, _ in sorted(counters.values())]
+
+
+def _empty(element):
+    """The empty stack for `element`: `numpy.empty(0)` (with a dtype for ints and flags),
+    `numpy.empty((0, 0))` for rows of vectors (made at the first push), `rt.entries(1)`."""
+    if isinstance(element, tuple) and element[0] == "entries":
+        return nodes.call("rt.entries", nodes.constant(element[1]))
+    if isinstance(element, tuple):
+        return nodes.call("numpy.empty",
+                          gast.Tuple([nodes.constant(0)] * (1 + element[1]), gast.Load()))
+    dtype = DTYPES[element]
+    return nodes.call("numpy.empty", nodes.constant(0),
+                      *([nodes.dotted(dtype)] if dtype else []))
 
 
 def is_counter(name):
@@ -105,8 +102,8 @@ def _checkpointed(loop):
 
 
 def _append_count(body, counter):
-    """`counter = counter + 1` at the end of a forward loop body, before its exit test (`if _break0:
-    break`, which must stay last)."""
+    """`counter = counter + 1` at the end of a forward loop body, before its exit test
+    (`if _break0: break`, which must stay last)."""
     at = len(body)
     if body and isinstance(body[-1], gast.If) and body[-1].body and \
             isinstance(body[-1].body[0], gast.Break):

@@ -23,7 +23,7 @@ import gast
 import numpy
 
 from . import activity, callee_writes, checkpoint, kinds, nodes, normalize
-from .tape import Tape, children, is_loop, pop, push, walk
+from .tape import Tape, children, is_loop, kept_rank, pop, push, walk
 
 
 class Saves(Tape):
@@ -52,7 +52,8 @@ class Saves(Tape):
         self.recomputes = collections.defaultdict(list)  # backward, after the loads
         self.stack_names = []
         self._stacks = {}
-        self.elements = {}       # stack name -> "float", "int" or "bool": it holds numbers
+        self.elements = {}       # stack name -> what it holds, for counted.py: "float", "int",
+        # "bool", or ("rows" or "entries", rank) for arrays
         self.sites = {}          # stack name -> [(statement, loop, kept value)]
         self.preallocated = {}   # stack name -> its index (the loop counters)
         self.restored = set()
@@ -443,14 +444,9 @@ def _element(kept, statement):
             activity.targets(statement) == {kept.id} and \
             kinds.known(statement.value, statement.s2sad_scalars, statement.s2sad_ints)[1]
         return "int" if integer else "float"
-    if isinstance(kept, gast.Call) and nodes.dotted_parts(kept.func) == ["rt", "saved"] and \
-            isinstance(kept.args[0], gast.Subscript) and \
-            isinstance(kept.args[0].value, gast.Name):
-        part = kept.args[0]
-        rank = getattr(statement, "s2sad_ranks", {}).get(part.value.id)
-        if rank is not None and kinds.indexed_rank(rank, part.slice, statement.s2sad_scalars,
-                                                   statement.s2sad_ints) == 0:
-            return "float"
+    if isinstance(kept, gast.Call) and isinstance(kept.args[0], gast.Subscript) and \
+            kept_rank(statement, kept) == 0:
+        return "float"
     return None
 
 

@@ -26,12 +26,13 @@ class Tape:
         return self._stacks[key]
 
     def count_stacks(self, function):
-        """counted.py: the stacks of numbers not preallocated become arrays with a counter;
-        their set-up code (placed after `stacks()`)."""
+        """counted.py: the stacks of numbers and arrays not preallocated become arrays indexed
+        by a count of their loop's trips; their set-up code (placed after `stacks()`)."""
         elements = {stack: element for stack, element in self.elements.items()
                     if stack not in self.preallocated}
         prelude = counted.count(function, elements, self.namer)
-        self.preallocated.update({s.targets[0].id: None for s in prelude})
+        self.preallocated.update({s.targets[0].id: None for s in prelude
+                                  if s.targets[0].id in elements})
         return prelude
 
     def stacks(self):
@@ -54,7 +55,7 @@ class Tape:
             if not loops:
                 continue
             nest = loops[0] is outer and all(self._indexable(loop, loops) for loop in loops)
-            rank = _kept_rank(statement, kept)
+            rank = kept_rank(statement, kept)
             if rank:  # an array: rows where its shape stays, else counted.py's ragged entries
                 name = _saved_name(kept) or kept
                 stable = isinstance(name, gast.Name) and \
@@ -177,8 +178,7 @@ class Tape:
                 self.recomputed.add(trips)  # the backward sweep counts the range again
                 code.append(nodes.assign(trips, _call("len", nodes.clone(statement.iter))))
             else:
-                code.append(self.pop_count(("trips", trips), trips))
-                self._bookkeeping_site(self.stack_for(("trips", trips), ""), statement, trips)
+                code.append(self.pop_count(("trips", trips), trips, statement))
         if checkpoint.is_checkpointed(statement):
             return code + checkpoint.backward(self, statement, counter, first + body)
         backwards = _call("range", gast.BinOp(nodes.name(trips), gast.Sub(), nodes.constant(1)),
@@ -325,9 +325,13 @@ class Tape:
         """Forward: push the bookkeeping value `name` on its stack (inside loops)."""
         return push(self.stack_for(key, f"_stack{name}", "int"), nodes.name(name))
 
-    def pop_count(self, key, name):
-        """Backward: `name = <its stack>.pop()`."""
-        return nodes.assign(name, pop(self.stack_for(key, f"_stack{name}", "int")))
+    def pop_count(self, key, name, statement=None):
+        """Backward: `name = <its stack>.pop()`; `statement`: the one whose bookkeeping it is
+        (pushed where it stands, `_bookkeeping_site`)."""
+        stack = self.stack_for(key, f"_stack{name}", "int")
+        if statement is not None:
+            self._bookkeeping_site(stack, statement, name)
+        return nodes.assign(name, pop(stack))
 
     # ---- comments ----------------------------------------------------------------------------
 
@@ -400,7 +404,7 @@ def _is_truth(test):
         isinstance(test, gast.Constant) and isinstance(test.value, bool)
 
 
-def _kept_rank(statement, kept):
+def kept_rank(statement, kept):
     """The rank of the array a push keeps (`x`, `rt.saved(x)`, `rt.saved(x[i:j])`), when kinds.py
     knows it; None for a number or what is not known."""
     if isinstance(kept, gast.Call) and nodes.dotted_parts(kept.func) == ["rt", "saved"] and \
