@@ -708,3 +708,23 @@ def f(w, P, n):
     return v0
 ''',
     args="(np.array([0.0, 0.0]), {'a': np.array([0.0, 0.0])}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_59000058",
+    bug="found by `make fuzz` (chunk seed 59000058), older than the session that found it: "
+        "GradientMismatch: the backward sweep put back the elements `A[i % 2, -3] = s` "
+        "overwrote at the index of the last trip (`_t2`, not kept), so `w @ A` saw a wrong A",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(s, A, t, w, n):
+    v0 = np.where(A[-2] > 0.0, (w @ A), s)
+    for i in range(4):
+        A[i % 2, -3] = s
+    return np.sum(v0)
+''',
+    args="(0.0, np.array([[0.01, 0.0, 0.0], [0.0, 0.0, 0.0]]), 0.0, np.array([0.0, 0.0]), 2)",
+    wrt=(3,)))

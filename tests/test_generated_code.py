@@ -74,6 +74,14 @@ def test_a_small_callee_with_a_loop_is_inlined_and_runs_forward_once(jit):
     assert ".append(" not in source
 
 
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_value_put_back_only_to_be_put_back_again_is_not_kept(jit):
+    grad = s2sad.grad(ex.bounce, wrt=(0, 1), jit=jit)
+    for height in (0.5, 1.0):
+        check_gradient(ex.bounce, (height, 0.3, 60), (0, 1), jit_fn=grad)
+    assert "_stack_v[i] = v" in grad.source and "_stack_v_1" not in grad.source
+
+
 def test_no_helper_on_a_known_scalar(chain_source):
     assert "rt.saved(" not in chain_source   # x[i] is a number: read, not copied
     assert "rt.unbroadcast(" not in chain_source

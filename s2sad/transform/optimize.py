@@ -110,8 +110,10 @@ def _no_effect(node):
 
 def _drop_unread_stacks(function):
     """A value kept on a stack that the backward sweep no longer reads once tidied (it was kept
-    for its shape: `rt.unreduce(g, _t29, None)` became `g`) is kept no more: its pushes, pops
-    (`x = _stack_x.pop()` or `x = _stack_x[t]`) and the stack go. Whether any went."""
+    for its shape: `rt.unreduce(g, _t29, None)` became `g`), or that each pop puts back only
+    for another value to be put back before any read (`v = _stack_v_1[i]` in a branch, then
+    `v = _stack_v[i]` after it), is kept no more: its pushes, pops (`x = _stack_x.pop()` or
+    `x = _stack_x[t]`) and the stack go. Whether any went."""
     body = function.body
     start = next((k for k, s in enumerate(body) if isinstance(s, Comment) and
                   "backward sweep" in s.text), None)
@@ -119,14 +121,14 @@ def _drop_unread_stacks(function):
         return False
     read = {n.id for s in body[start:] for n in gast.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    own, targets = {}, {}  # stack -> ids of the statements that only handle it; pop targets
+    own, pops = {}, {}  # stack -> ids of the statements that only handle it; its pops
     for statements in _statement_lists(function):
         for statement in statements:
             stack, popped = _stack_statement(statement)
             if stack is not None:
                 own.setdefault(stack, set()).add(id(statement))
                 if popped is not None:
-                    targets.setdefault(stack, set()).add(popped)
+                    pops.setdefault(stack, []).append((statement, popped))
     used = set()  # stacks read anywhere else
     for statements in _statement_lists(function):
         for statement in statements:
@@ -134,8 +136,10 @@ def _drop_unread_stacks(function):
                 used |= {n.id for n in gast.walk(statement) if isinstance(n, gast.Name) and
                          n.id in own and not isinstance(statement, (gast.If, gast.For,
                                                                     gast.While))}
-    dead = {stack for stack, popped in targets.items()
-            if stack not in used and not popped & read}
+    overwritten = _Overwritten(function)
+    dead = {stack for stack, found in pops.items() if stack not in used and
+            all(popped not in read or overwritten(statement, popped)
+                for statement, popped in found)}
     if not dead:
         return False
     gone = set().union(*(own[stack] for stack in dead))
@@ -143,6 +147,41 @@ def _drop_unread_stacks(function):
         if any(id(s) in gone for s in statements):
             statements[:] = [s for s in statements if id(s) not in gone] or [gast.Pass()]
     return True
+
+
+class _Overwritten:
+    """`overwritten(statement, name)`: whether the value `statement` gives `name` is assigned
+    over before anything reads it, on the way from `statement` to the end of its branch and
+    after it (not across a loop's next trip)."""
+
+    def __init__(self, function):
+        self.function = function
+        self.where, self.owner = {}, {}  # id(statement) -> (its list, index); id(list) -> node
+        for node in [function] + [n for n in gast.walk(function)
+                                  if isinstance(n, (gast.If, gast.For, gast.While))]:
+            for field in ("body", "orelse"):
+                statements = getattr(node, field, None)
+                if isinstance(statements, list):
+                    self.owner[id(statements)] = node
+                    for k, statement in enumerate(statements):
+                        self.where[id(statement)] = (statements, k)
+
+    def __call__(self, statement, name):
+        statements, k = self.where[id(statement)]
+        while True:
+            for later in statements[k + 1:]:
+                if name in {n.id for n in gast.walk(later) if isinstance(n, gast.Name)}:
+                    return isinstance(later, gast.Assign) and len(later.targets) == 1 and \
+                        isinstance(later.targets[0], gast.Name) and \
+                        later.targets[0].id == name and name not in _names_in(later.value)
+            owner = self.owner[id(statements)]
+            if not isinstance(owner, gast.If):
+                return owner is self.function  # a loop's next trip may read it
+            statements, k = self.where[id(owner)]
+
+
+def _names_in(expression):
+    return {n.id for n in gast.walk(expression) if isinstance(n, gast.Name)}
 
 
 def _stack_statement(statement):

@@ -45,6 +45,11 @@ class Saves(Tape):
         self.frozen = not self.written and not _calls_writers(body)
         self.assignments = _simple(body)  # every assignment, inside loops and branches too
         self.exposed = _sharing_with(self.written, self.assignments) - self.written
+        for statement in self.assignments:  # `A[_t2, -3] = s` with A kept: its old elements
+            if activity.written_array(statement) in self.wanted:  # are put back at the index
+                index = activity.names_read(statement.targets[0].slice)  # of that trip
+                self.reads.setdefault(id(statement), set()).update(index)
+                self.wanted |= index
         self.before = collections.defaultdict(list)   # forward, before a statement
         self.after = collections.defaultdict(list)    # forward, after it
         self.restores = collections.defaultdict(list)  # backward, after its block
