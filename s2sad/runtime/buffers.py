@@ -27,30 +27,7 @@ def some_trips(trips):
     return trips
 
 
-# The stacks below are written twice: Python runs the NumPy form; Numba compiles the loop form
-# (compiled_as), without slice assignments and formatted errors, which cost Numba seconds to
-# compile the first time in a process.
-_CHANGED_SHAPE = ("s2sad: a value kept for the backward sweep changed shape between iterations; "
-                  "please report this as an s2sad bug")
-
-
 @jitable
-def _copy_into(flat, start, x):
-    """x's elements, in C order, into the 1-d array `flat` from `start` on."""
-    for i in range(x.size):
-        flat[start + i] = x.flat[i]
-
-
-def _keep_row_loop(rows, trips, k, x):
-    if rows.size == 0:
-        rows = np.empty((trips,) + x.shape, x.dtype)
-    if rows.shape[1:] != x.shape:
-        raise ValueError(_CHANGED_SHAPE)
-    _copy_into(rows.reshape(rows.size), k * x.size, x)
-    return rows
-
-
-@compiled_as(_keep_row_loop)
 def keep_row(rows, trips, k, x):
     """Keep the array `x` as row k of `rows`, the preallocated stack of a value a loop of
     `trips` iterations computes with the same shape every time (loop_shapes.py); made at the
@@ -58,22 +35,13 @@ def keep_row(rows, trips, k, x):
     if rows.size == 0:
         rows = np.empty((trips,) + x.shape, x.dtype)
     if rows.shape[1:] != x.shape:
-        raise ValueError(_CHANGED_SHAPE, x.shape)
+        raise ValueError("s2sad: a value kept for the backward sweep changed shape between "
+                         "iterations; please report this as an s2sad bug", x.shape)
     rows[k] = x
     return rows
 
 
-def _push_loop(stack, k, x):
-    if k >= stack.shape[0]:
-        grown = np.empty(max(16, 2 * stack.shape[0]), stack.dtype)
-        for i in range(stack.shape[0]):
-            grown[i] = stack[i]
-        stack = grown
-    stack[k] = x
-    return stack
-
-
-@compiled_as(_push_loop)
+@jitable
 def push(stack, k, x):
     """Keep the number x at position k of `stack`, the growable tape of a value kept in a loop
     whose trip count is not known before it (a nest with bounds that change, a `while`): a
@@ -86,22 +54,7 @@ def push(stack, k, x):
     return stack
 
 
-def _push_row_loop(rows, k, x):
-    if rows.size == 0 and rows.shape[0] == 0:
-        rows = np.empty((16,) + x.shape, x.dtype)
-    if rows.shape[1:] != x.shape:
-        raise ValueError(_CHANGED_SHAPE)
-    if k >= rows.shape[0]:
-        grown = np.empty((2 * rows.shape[0],) + x.shape, x.dtype)
-        flat, old = grown.reshape(grown.size), rows.reshape(rows.size)
-        for i in range(old.size):
-            flat[i] = old[i]
-        rows = grown
-    _copy_into(rows.reshape(rows.size), k * x.size, x)
-    return rows
-
-
-@compiled_as(_push_row_loop)
+@jitable
 def push_row(rows, k, x):
     """Keep the array x as row k of `rows`, the growable tape of a value of one shape in every
     trip of a loop nest (loop_shapes.py) whose trip count is not known before it; made at the
@@ -109,7 +62,8 @@ def push_row(rows, k, x):
     if rows.size == 0 and rows.shape[0] == 0:
         rows = np.empty((16,) + x.shape, x.dtype)
     if rows.shape[1:] != x.shape:
-        raise ValueError(_CHANGED_SHAPE, x.shape)
+        raise ValueError("s2sad: a value kept for the backward sweep changed shape between "
+                         "iterations; please report this as an s2sad bug", x.shape)
     if k >= rows.shape[0]:
         grown = np.empty((2 * rows.shape[0],) + x.shape, x.dtype)
         grown[:rows.shape[0]] = rows
@@ -159,7 +113,8 @@ def _push_entry_loop(stack, k, x):
     for n in x.shape:
         index[k + 1, d] = n
         d += 1
-    _copy_into(data, start, x)
+    for i in range(x.size):
+        data[start + i] = x.flat[i]
     index[0, 0] = start + x.size
     return data, index, like
 
