@@ -206,3 +206,11 @@ def bounce(height, drag, steps):
             v = -0.9 * v
         total = total + y
     return total / steps
+
+
+def overwrite(x, w):
+    """Elements written in place in a `range` loop: the old ones are kept in an array with one
+    slot per trip, and put back at the index of their own trip."""
+    for i in range(4):
+        x[i % 2] = w * x[i % 2 + 1]
+    return np.sum(x * x)

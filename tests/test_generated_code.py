@@ -82,6 +82,15 @@ def test_a_value_put_back_only_to_be_put_back_again_is_not_kept(jit):
     assert "_stack_v[i] = v" in grad.source and "_stack_v_1" not in grad.source
 
 
+@pytest.mark.parametrize("jit", [True, False])
+def test_elements_overwritten_in_a_loop_are_kept_one_per_trip(jit):
+    grad = s2sad.grad(ex.overwrite, wrt=(0, 1), jit=jit)
+    check_gradient(ex.overwrite, (RNG.normal(size=4), 0.7), (0, 1), jit_fn=grad)
+    assert "_stack_x = numpy.empty(_trips0)" in grad.source
+    assert "_stack_x[i] = x[_t4]" in grad.source and "x[_t4] = _stack_x[i]" in grad.source
+    assert ".append(" not in grad.source
+
+
 def test_no_helper_on_a_known_scalar(chain_source):
     assert "rt.saved(" not in chain_source   # x[i] is a number: read, not copied
     assert "rt.unbroadcast(" not in chain_source

@@ -70,7 +70,7 @@ class Tape:
                     self.elements[stack] = ("rows" if stable else "entries", rank)
                 continue
             dtype = counted.DTYPES.get(self.elements.get(stack), False)
-            if not isinstance(kept, gast.Name) or dtype is False or not nest:
+            if dtype is False or not nest:  # a known number: a name, or an element kept
                 continue
             trips = self.recorded[id(outer)]
             sizes = [nodes.name(trips)] + [_call("len", nodes.clone(loop.iter))
@@ -369,7 +369,11 @@ class _Preallocate(gast.NodeTransformer):
         if stack in self.indexes:
             target = gast.Subscript(nodes.name(stack), nodes.clone(self.indexes[stack]),
                                     gast.Store())
-            return gast.Assign([target], call.args[0], None)
+            value = call.args[0]
+            if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == \
+                    ["rt", "saved"] and isinstance(value.args[0], gast.Subscript):
+                value = value.args[0]  # an element: the array of numbers keeps a copy
+            return gast.Assign([target], value, None)
         return self.generic_visit(node)
 
     def visit_Call(self, node):
