@@ -194,20 +194,6 @@ def relaxed(x, k, n):
     return total
 
 
-def bounce(height, drag, steps):
-    """`v = -0.9 * v` in a branch: its block does not read v, and the block before it puts v
-    back anyway, so the value it overwrites is not kept."""
-    y, v, total = height, 0.0, 0.0
-    for i in range(steps):
-        v = v - 0.01 * (9.81 + drag * v * abs(v))
-        y = y + 0.01 * v
-        if y < 0.0:
-            y = -y
-            v = -0.9 * v
-        total = total + y
-    return total / steps
-
-
 def overwrite(x, w):
     """Elements written in place in a `range` loop: the old ones are kept in an array with one
     slot per trip, and put back at the index of their own trip."""
