@@ -728,3 +728,72 @@ def f(s, A, t, w, n):
 ''',
     args="(0.0, np.array([[0.01, 0.0, 0.0], [0.0, 0.0, 0.0]]), 0.0, np.array([0.0, 0.0]), 2)",
     wrt=(3,)))
+
+CASES.append(Case(
+    name="fuzz_61000015",
+    bug="found by `make fuzz` (chunk seed 61000015), older than the session that found it: "
+        "JitMismatch: Numba folded the `while` test `v2 > 0.9` (v2 = C0 = 0.2 there) and "
+        "pruned the body that sets `_result`: UnsupportedError: Undefined",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.2
+
+
+C1 = 1.9
+
+
+def h0(q0, d):
+    if d <= 0:
+        return np.ones((2, 3))
+    if q0[-3] > -0.4:
+        v10 = np.ones((2, 3))
+    else:
+        v11 = d * 0.25
+    return np.ones((2, 3)) + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0, d):
+    if d <= 0:
+        return d * 0.25
+    m20 = np.zeros_like(q0[:, -3])
+    return (d * 0.25) + 0.5 * h1(q0 * 0.5 + q0, d - 1)
+
+
+def h2(q0, d):
+    if d <= 0:
+        return np.ones(3)
+    m30 = np.zeros(3)
+    v31 = sum(1.1 for e32 in range(0) if d == 0)
+    return m30 + 0.5 * h2(m30[0:2] * 0.5 + q0, d - 1)
+
+
+def f(s, t, u, w, P, n):
+    v0 = np.cumsum(w)
+    s, t = t, s
+    v1 = C0
+    v2 = sum(np.prod(P['b'][np.array([2, 0, 0])]) for e3 in range(len(P['b'])))
+    if n % 2 == 0:
+        for e4 in (w, v0):
+            v5 = np.concatenate((np.abs(P['a'][:, -1]), u[::-1][2:]))
+            v6 = np.concatenate((u[:2], P['a'][1][2:]))
+    elif h1(P['a'][::-1], 3) >= 0.0:
+        v1, v2 = v2, v1
+        c7 = 0
+        while c7 < 4 and v2 > 0.9:
+            c7 = c7 + 1
+            if v2 < 0.5:
+                return v2 + v1
+            v8 = P['a'][n % 2].copy()
+    else:
+        v9 = np.sum([np.outer(w, u[np.array([2, 0, 0])]) for e10 in v0])
+        g11 = lambda t12: 1.9  # noqa: E731
+        v13 = g11(np.abs(0.7)) + g11(t * v1)
+    return v2
+''',
+    args="(0.85, 0.75, np.array([0.64, 1.26, -1.42]), np.array([1.26, 1.42]), "
+         "{'a': np.array([[-1.31, -0.74, 0.08], [0.93, 1.5, -1.12]]), "
+         "'b': np.array([1.02, -0.45, -0.13]), 'c': 0.47}, 0)", wrt=(0,)))

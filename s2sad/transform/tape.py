@@ -299,6 +299,8 @@ class Tape:
         loop = type(statement)(**{f: [] if f in ("body", "orelse") else copy(getattr(statement, f))
                                   for f in statement._fields})
         loop.body, loop.orelse = body or [gast.Pass()], []
+        if isinstance(loop, gast.While):  # a test Numba would fold prunes what the body keeps
+            loop.test = self.unfoldable(loop.test)
         if taped:
             loop.s2sad_taped = statement  # counted.py: the trips of `statement`
         code.append(loop)
