@@ -8,8 +8,12 @@ compiled as one function, its adjoint and its tangent, must give the Python numb
 declared numba=False must really fail to compile. The full Numba verification (every check,
 every per-check declaration) is `make verify`; it takes longer than the whole suite should.
 """
-import concurrent.futures
+import functools
 import inspect
+import json
+import os
+import subprocess
+import sys
 import tempfile
 
 import gast
@@ -26,26 +30,38 @@ SAMPLE = 2  # compiled checks per rule here; `make verify` compiles all
 IDS = [verify.label(p) for p in RULES]
 
 
-_BACKGROUND = concurrent.futures.ThreadPoolExecutor(1)
-_RUNNING = []
+_RUNNING = []   # (the process compiling every rule, the file it writes the results to)
+_VERIFY = """import json, sys
+from s2sad.tools import verify
+results = verify.verify_all(sample=%d, every_declaration=False, fast_compile=True,
+                            modes=verify.MODES, jobs=%d)
+json.dump({str(k): v for k, v in results.items()}, open(sys.argv[1], "w"))
+"""
 
 
 def start_compiling(jobs):
     """Start compiling every rule in `jobs` worker processes, from the moment the tests are
     collected (conftest.py): with jobs=1, the core the rest of the suite leaves idle does it.
-    The workers write in a cache directory of their own: tests that look into the session's
-    cache see only their own files."""
+    A process of its own, with a cache directory of its own: nothing of it runs in this
+    process (whose memory some tests measure) or writes in the session's cache."""
     if not _RUNNING:
-        _RUNNING.append(_BACKGROUND.submit(
-            verify.verify_all, sample=SAMPLE, every_declaration=False, fast_compile=True,
-            modes=verify.MODES, jobs=jobs, cache_dir=tempfile.mkdtemp(prefix="s2sad-rules-")))
+        directory = tempfile.mkdtemp(prefix="s2sad-rules-")
+        out = os.path.join(directory, "results.json")
+        env = dict(os.environ, S2SAD_CACHE_DIR=os.path.join(directory, "cache"))
+        process = subprocess.Popen([sys.executable, "-c", _VERIFY % (SAMPLE, jobs), out],
+                                   env=env)
+        _RUNNING.append((process, out))
 
 
+@functools.lru_cache(maxsize=None)
 def _compiled():
     """{index: {"adjoint": error, "tangent": error}}: both modes compiled in the same worker
     processes, one batch per rule and mode."""
     start_compiling(jobs=2)
-    return _RUNNING[0].result()
+    process, out = _RUNNING[0]
+    assert process.wait() == 0, "the process compiling the rules failed (its output is above)"
+    with open(out) as results:
+        return {int(k): v for k, v in json.load(results).items()}
 
 
 @pytest.mark.parametrize("index", range(len(RULES)), ids=IDS)

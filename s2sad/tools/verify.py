@@ -332,13 +332,12 @@ def directional_difference(f, inputs, directions, eps=FD_STEP):
 
 
 def verify_all(indices=None, sample=None, every_declaration=True, jobs=2, fast_compile=False,
-               progress=None, modes=MODES, cache_dir=None):
+               progress=None, modes=MODES):
     """{index: {mode: error text or None}} for registered rules (modes: "adjoint", "tangent"),
     the Numba side in `jobs` worker processes (Numba compiles on one core each). `fast_compile`
     lowers LLVM's optimisation level in the workers: what compiles, and the numbers, are the
     same; compiling is about a third faster. `progress(done, total, index, errors)` is called as
-    results come in. Rules without a tangent rule are verified in reverse mode only. `cache_dir`:
-the workers' S2SAD_CACHE_DIR (default: this process's)."""
+    results come in. Rules without a tangent rule are verified in reverse mode only."""
     import concurrent.futures
     import multiprocessing
     rules = registered()
@@ -347,7 +346,7 @@ the workers' S2SAD_CACHE_DIR (default: this process's)."""
     context = multiprocessing.get_context("spawn")  # never fork a process that loaded LLVM
     with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context,
                                                 initializer=_worker_setup,
-                                                initargs=(fast_compile, cache_dir)) as pool:
+                                                initargs=(fast_compile,)) as pool:
         futures = {pool.submit(compiled_errors, i, sample, every_declaration,
                                tuple(m for m in modes
                                      if m == "adjoint" or has_tangent(rules[i]))): i
@@ -360,9 +359,7 @@ the workers' S2SAD_CACHE_DIR (default: this process's)."""
     return results
 
 
-def _worker_setup(fast_compile, cache_dir=None):
-    if cache_dir is not None:
-        os.environ["S2SAD_CACHE_DIR"] = cache_dir
+def _worker_setup(fast_compile):
     if fast_compile:
         os.environ["NUMBA_OPT"] = "0"     # read when Numba is first imported, below
     warnings.simplefilter("ignore")      # fallbacks are checked through their warnings' records
