@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad.runtime import cache, jit
+from s2sad.runtime import cache, numba_cache
 from gradcheck import assert_close, finite_difference
 
 PROBE = textwrap.dedent("""
@@ -129,7 +129,7 @@ def assert_checked(path):
     with open(path, "rb") as handle:
         if path.endswith(".nbi"):
             pickle.load(handle)  # Numba's version, then s2sad's checksummed payload
-        jit._verified(handle.read())
+        numba_cache._verified(handle.read())
 
 
 # ---- several processes, one fresh cache directory ----------------------------------------
@@ -273,7 +273,7 @@ def test_corrupt_cache_files_are_detected_and_replaced(corruption, warm_cache, t
 def test_cache_file_checks_never_return_another_key(tmp_path):
     """The checked cache file, on its own: a data file holding another key reads as missing;
     a corrupt index reads as empty."""
-    checked = jit._checked_cache_class()
+    checked = numba_cache._checked_cache_class()
     cache_file = checked(str(tmp_path), "model.f-3.py311", ("stamp", 1))
     cache_file.save(("key", 1), {"code": "one"})
     cache_file.save(("key", 2), {"code": "two"})
@@ -293,7 +293,7 @@ def test_a_lost_index_entry_costs_no_compile(tmp_path):
     """Two processes saving other keys at once each rewrite the index from what they read, so
     one entry can be lost: the data file is still found by its key's name, and the index is
     written again."""
-    checked = jit._checked_cache_class()
+    checked = numba_cache._checked_cache_class()
     first = checked(str(tmp_path), "model.f-3.py311", ("stamp", 1))
     second = checked(str(tmp_path), "model.f-3.py311", ("stamp", 1))
     first.save(("key", 1), {"code": "one"})

@@ -42,7 +42,9 @@ and Numba compile the loop. tests/test_runtime_twins.py checks that each pair ag
 Numba is imported on first use (`install()`), not by `import s2sad`.
 """
 import functools
+import hashlib
 import inspect
+import linecache
 
 import numpy as np
 
@@ -50,6 +52,7 @@ _JITABLE = []          # plain functions Numba must be able to call
 _BY_TYPE = []          # (python function, dispatch, options)
 _COMPILED_AS = []      # (NumPy function Python runs, loop Numba compiles in its place)
 _installed = [False]
+_jit_options = {}      # how Numba compiles every helper (install() sets whether it caches)
 
 
 class python_only:
@@ -134,6 +137,8 @@ def install():
     if _installed[0]:
         return
     _installed[0] = True
+    from .numba_cache import install_helper_cache
+    _jit_options["cache"] = install_helper_cache()   # compiled once, loaded in later processes
     for func in _JITABLE:
         _register_jitable(func)
     for helper, dispatch, prefer_literal in _BY_TYPE:
@@ -292,7 +297,7 @@ def _cheaper_take_axis_error(templates, types, arraymath, arrayobj):
 
 def _register_jitable(func):
     from numba.extending import register_jitable
-    register_jitable(func)
+    register_jitable(**_jit_options)(func)
 
 
 def _register_overload(helper, dispatch, prefer_literal):
@@ -304,13 +309,14 @@ def _register_overload(helper, dispatch, prefer_literal):
             return impl.loop
         return None if isinstance(impl, python_only) else impl
 
-    overload(helper, prefer_literal=prefer_literal)(_with_parameters(numba_dispatch, dispatch))
+    overload(helper, prefer_literal=prefer_literal, jit_options=dict(_jit_options))(
+        _with_parameters(numba_dispatch, dispatch))
 
 
 def _register_compiled_as(func, loop):
     from numba.extending import overload, register_jitable
-    register_jitable(loop)
-    overload(func)(_with_parameters(lambda *types: loop, func))
+    register_jitable(**_jit_options)(loop)
+    overload(func, jit_options=dict(_jit_options))(_with_parameters(lambda *types: loop, func))
 
 
 def _with_parameters(func, like):
@@ -457,6 +463,11 @@ def generate(name, arguments, lines, namespace):
     elements with constant indices (`arrays[0]`, `arrays[1]`, ...), which Numba can type one by
     one where a loop could not."""
     source = f"def {name}({', '.join(arguments)}):\n" + "".join(f"    {ln}\n" for ln in lines)
-    scope = dict(namespace, np=np)
-    exec(compile(source, f"<s2sad.runtime.{name}>", "exec"), scope)
+    # named by its text (the disk cache of helpers tells them apart by it) and kept in linecache
+    # for tracebacks; __name__ makes it one of rt's helpers for that cache
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    filename = f"<s2sad.runtime.{name}.{digest}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = dict(namespace, np=np, __name__=__name__)
+    exec(compile(source, filename, "exec"), scope)
     return scope[name]

@@ -9,16 +9,14 @@ included) runs as Python from then on: same file, same numbers.
 
 Nothing read from disk is trusted blindly: a generated file is compiled from its text (a
 corrupt `.pyc` cannot break it), and Numba's cache files carry a sha256 and the key they were
-compiled for (`_CheckedCacheFile`), so a truncated, corrupt or mixed-up `.nbi`/`.nbc` file
+compiled for (numba_cache.py), so a truncated, corrupt or mixed-up `.nbi`/`.nbc` file
 means "compile again", never a crash or another function's machine code.
 """
 import contextlib
 import functools
-import hashlib
 import importlib.util
 import linecache
 import os
-import pickle
 import re
 import sys
 import types
@@ -28,7 +26,7 @@ import numpy
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import cache, dispatch, rt, tracing
+from . import cache, dispatch, numba_cache, rt, tracing
 
 PY, JIT = "py", "jit"
 _modules = {}
@@ -90,90 +88,8 @@ def _compile_lazily(module, name):
     for attribute, value in list(vars(module).items()):
         if isinstance(value, types.FunctionType) and value.__module__ == name:
             dispatcher = numba.njit(cache=True, parallel=attribute in parallel)(value)
-            _check_cache_files(dispatcher)
+            numba_cache.check_files(dispatcher)
             setattr(module, attribute, dispatcher)
-
-
-def _check_cache_files(dispatcher):
-    """Make the dispatcher's disk cache verify what it loads (see _CheckedCacheFile)."""
-    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
-    checked = _checked_cache_class()
-    if checked is not None and type(cache_file) is checked.__bases__[0]:
-        cache_file.__class__ = checked
-
-
-@functools.lru_cache(maxsize=None)
-def _checked_cache_class():
-    try:
-        from numba.core.caching import IndexDataCacheFile
-    except ImportError:  # another Numba layout: its own cache files, unchecked
-        return None
-
-    class _CheckedCacheFile(IndexDataCacheFile):
-        """Numba's cache files, each holding a sha256 of its content; data files are named by
-        their key and hold it. Numba's own format trusts the files: a truncated index raised
-        an UnpicklingError, and two processes compiling different signatures at once could
-        both write `<name>.1.nbc` (numbered data files), so that one key's index entry named
-        the other's code. A data file is found by its key's name, so a lost index entry costs
-        nothing. Anything that does not verify reads as "not cached"."""
-
-        def save(self, key, data):
-            self._index_entry(key)
-            self._save_data(self._data_name(key), (key, self._version, self._source_stamp, data))
-
-        def load(self, key):
-            # found by its name, not through the index: two processes saving other keys at
-            # once can each rewrite the index without the other's entry
-            try:
-                stored_key, version, stamp, data = self._load_data(self._data_name(key))
-            except (OSError, ValueError, EOFError, pickle.UnpicklingError, TypeError):
-                return None
-            if (stored_key, version, stamp) != (key, self._version, self._source_stamp):
-                return None
-            self._index_entry(key)  # repairs an index another process or a crash spoiled
-            return data
-
-        def _index_entry(self, key):
-            overloads = self._load_index()
-            if overloads.get(key) != self._data_name(key):
-                overloads[key] = self._data_name(key)
-                self._save_index(overloads)
-
-        def _data_name(self, key):
-            return f"{self._index_name[:-4]}.{_digest(repr(key).encode())[:16]}.nbc"
-
-        def _load_index(self):
-            try:
-                with open(self._index_path, "rb") as handle:
-                    version = pickle.load(handle)
-                    stamp, overloads = pickle.loads(_verified(handle.read()))
-            except Exception:  # missing, truncated or corrupt: as if there were no index
-                return {}
-            fresh = version == self._version and stamp == self._source_stamp
-            return overloads if fresh else {}
-
-        def _dump(self, obj):
-            data = super()._dump(obj)
-            return _digest(data).encode() + data
-
-        def _load_data(self, name):
-            with open(self._data_path(name), "rb") as handle:
-                return pickle.loads(_verified(handle.read()))
-
-    _CheckedCacheFile.__module__ = __name__
-    return _CheckedCacheFile
-
-
-def _digest(data):
-    return hashlib.sha256(data).hexdigest()
-
-
-def _verified(blob):
-    """The payload of `digest + payload`, or ValueError if they do not match."""
-    digest, data = blob[:64], blob[64:]
-    if digest != _digest(data).encode():
-        raise ValueError("corrupt s2sad-checked cache file")
-    return data
 
 
 class Runner:
