@@ -12,6 +12,7 @@ corrupt `.pyc` cannot break it), and Numba's cache files carry a sha256 and the 
 compiled for (numba_cache.py), so a truncated, corrupt or mixed-up `.nbi`/`.nbc` file
 means "compile again", never a crash or another function's machine code.
 """
+import ast
 import contextlib
 import functools
 import importlib.util
@@ -26,7 +27,7 @@ import numpy
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import cache, dispatch, numba_cache, rt, tracing
+from . import cache, dispatch, numba_cache, numpy_cached, rt, tracing
 
 PY, JIT = "py", "jit"
 _modules = {}
@@ -56,7 +57,13 @@ def load(path, flavour):
     name = f"_s2sad_{flavour}_{stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    code = compile(cache.text_of(path), path, "exec", dont_inherit=True)  # no .pyc involved
+    text = cache.text_of(path)  # compiled from its text: no .pyc involved
+    if flavour == JIT:  # `@` and a few NumPy calls through helpers Numba caches, line for line
+        code = compile(numpy_cached.for_numba(ast.parse(text, path)), path, "exec",
+                       dont_inherit=True)
+        module.__dict__[numpy_cached.NAME] = numpy_cached
+    else:
+        code = compile(text, path, "exec", dont_inherit=True)
     module.__dict__[rt.LINKER] = functools.partial(link, name)  # what rt.load calls
     sys.modules[name] = module
     try:
