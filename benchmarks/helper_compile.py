@@ -25,6 +25,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -162,9 +163,12 @@ def measure(name, repeat):
     """The best of `repeat` fresh processes (CPU time), as the child's JSON dict."""
     best = None
     for _ in range(repeat):
-        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", name],
-                             capture_output=True, text=True, env=env, cwd=ROOT)
+        # an empty Numba cache: the helpers are compiled, not loaded (runtime/numba_cache.py)
+        with tempfile.TemporaryDirectory(prefix="s2sad_helper_compile_") as numba_cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=numba_cache,
+                       PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", name],
+                                 capture_output=True, text=True, env=env, cwd=ROOT)
         if out.returncode != 0:
             return {"name": name, "error": (out.stderr.strip().splitlines() or ["?"])[-1]}
         row = json.loads(out.stdout.strip().splitlines()[-1])

@@ -1,14 +1,18 @@
 """s2sad's latency, measured in fresh processes.
 
-For each function of cases.latency_functions(), with a new, empty S2SAD_CACHE_DIR:
-  process 1: import time (numpy, numba, s2sad); transform time, from just before
-             `s2sad.grad(...)` to the generated files written (the pipeline, no compile); the
-             transform time of a copy of the function (s2sad's start-up costs already paid);
-             the first call: transform + Numba compile + the call itself
-  process 2, same cache dir: import time; get the gradient and call it once (files and
-             compiled code come from the disk cache)
-Numba's cache of s2sad's own runtime helpers (next to the installed package) is left as it is:
-the measurement is that of a new function, not of a new installation.
+For each function of cases.latency_functions(), with new, empty S2SAD_CACHE_DIR and
+NUMBA_CACHE_DIR directories:
+  process 0: nothing cached, not even s2sad's runtime helpers (as on a new installation): the
+             first call, cold (transform + compile of the gradient and of every helper it calls
+             + the call)
+  process 1: the helpers are in the Numba cache (process 0 put them there), the gradient is
+             not (another S2SAD_CACHE_DIR): import time (numpy, numba, s2sad); transform time,
+             from just before `s2sad.grad(...)` to the generated files written (the pipeline, no
+             compile); the transform time of a copy of the function (s2sad's start-up costs
+             already paid); the first call: transform + Numba compile + the call itself. This is
+             the first call of a new function on a machine where s2sad has run before.
+  process 2, same directories as process 1: import time; get the gradient and call it once
+             (files and compiled code come from the disk cache)
 
     python benchmarks/latency.py --child INDEX    # one measurement, prints a JSON line
 """
@@ -34,7 +38,8 @@ class Latency:
     imports: float = None        # s, numpy + numba + s2sad, first process
     transform: float = None      # s, the first transformation in the process
     transform_again: float = None  # s, the same function again (a copy), in the same process
-    first_call: float = None     # s, transform + compile + call
+    first_call: float = None     # s, transform + compile + call (helpers cached)
+    cold_call: float = None      # s, the same with nothing cached, helpers included
     second_imports: float = None
     second_process: float = None  # s, gradient from the cache + one call
     error: str = None
@@ -52,13 +57,17 @@ def measure_all(say, only=None):
         row = Latency(name, len(inspect.getsourcelines(func)[0]))
         say(f"latency [{index + 1}/{len(functions)}] {name} ({row.lines} lines): ")
         scratch = tempfile.mkdtemp(prefix="s2sad_bench_latency_")
+        numba_dir, cold_dir, cache_dir = (os.path.join(scratch, d)
+                                          for d in ("numba", "cold", "cache"))
         try:
-            first = _run_child(index, scratch)
+            row.cold_call = _run_child(index, cold_dir, numba_dir)["total"]
+            say(f"cold first call {row.cold_call:.2f} s; ")
+            first = _run_child(index, cache_dir, numba_dir)
             row.imports, row.transform = first["imports"], first["transform"]
             row.first_call = first["total"]
             row.transform_again = first["transform_again"]
             say(f"transform {row.transform * 1e3:.0f} ms, first call {row.first_call:.2f} s; ")
-            second = _run_child(index, scratch)
+            second = _run_child(index, cache_dir, numba_dir)
             row.second_imports, row.second_process = second["imports"], second["total"]
             if second["file"] != first["file"]:  # s2sad itself changed between the two runs
                 row.error = (f"the second process generated another file ({second['file']}, "
@@ -73,8 +82,8 @@ def measure_all(say, only=None):
     return results
 
 
-def _run_child(index, cache_dir):
-    env = dict(os.environ, S2SAD_CACHE_DIR=cache_dir)
+def _run_child(index, cache_dir, numba_dir):
+    env = dict(os.environ, S2SAD_CACHE_DIR=cache_dir, NUMBA_CACHE_DIR=numba_dir)
     command = [sys.executable, os.path.join(HERE, "latency.py"), "--child", str(index)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)

@@ -43,8 +43,10 @@ Numba is imported on first use (`install()`), not by `import s2sad`.
 """
 import functools
 import hashlib
+import importlib.util
 import inspect
 import linecache
+import sys
 
 import numpy as np
 
@@ -145,7 +147,31 @@ def install():
         _register_overload(helper, dispatch, prefer_literal)
     for func, loop in _COMPILED_AS:
         _register_compiled_as(func, loop)
+    _import_arraymath_without_scipy()
     _cheaper_error_messages()
+
+
+def _import_arraymath_without_scipy():
+    """Import numba.np.arraymath (every Numba compile or cache load does) without the BLAS
+    check it runs at import, which imports scipy.linalg: 0.24 s, most of what a second process
+    spent getting a gradient without a matrix product. The check only tells np.correlate and
+    np.convolve whether BLAS is there; with scipy installed (s2sad depends on it) the answer is
+    yes, so the check is answered instead of run. A matrix product still imports scipy.linalg
+    when Numba compiles it or when its code first runs."""
+    if "numba.np.arraymath" in sys.modules or importlib.util.find_spec("scipy") is None:
+        return      # already imported, or let Numba find out that BLAS is missing
+    try:
+        from numba.np import linalg
+    except ImportError:
+        return
+    check = linalg.ensure_blas
+    linalg.ensure_blas = lambda: None
+    try:
+        from numba.np import arraymath
+    finally:
+        linalg.ensure_blas = check
+    if getattr(arraymath, "ensure_blas", check) is not check:    # its own name for the check
+        arraymath.ensure_blas = check
 
 
 def _cheaper_error_messages():

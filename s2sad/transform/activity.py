@@ -27,6 +27,8 @@ An in-place write `a[i] = v` makes `a` varied when `v` is, and never kills `a`.
 """
 import gast
 
+from . import nodes
+
 from s2sad import templates
 
 
@@ -166,7 +168,7 @@ def targets(statement):
         return set()
     if len(statement.targets) == 1 and isinstance(statement.targets[0], gast.Name):
         return {statement.targets[0].id}
-    return {node.id for target in statement.targets for node in gast.walk(target)
+    return {node.id for target in statement.targets for node in nodes.walk(target)
             if isinstance(node, gast.Name)}
 
 
@@ -200,7 +202,7 @@ def loop_target(loop):
 
 
 def names_read(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    return {n.id for n in nodes.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load) and n is not _call_root(node, n)}
 
 

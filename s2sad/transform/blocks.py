@@ -39,7 +39,7 @@ class Blocks:
         self.problems = []
         self.discard = None      # the name for values a callee's adjoint returns but we ignore
         tree = source.tree
-        stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and
+        stored = {n.id for n in nodes.walk(tree) if isinstance(n, gast.Name) and
                   isinstance(n.ctx, gast.Store) and n not in _names_in(tree.args)}
         # parameters never rebound: bound everywhere, with the shape they came with
         self.fixed = {n.id for n in _names_in(tree.args)} - stored
@@ -142,7 +142,7 @@ class Blocks:
 
     def _adjoint_of_call(self, statement):
         call = statement.value
-        names = [n.id for n in gast.walk(statement.targets[0]) if isinstance(n, gast.Name)]
+        names = [n.id for n in nodes.walk(statement.targets[0]) if isinstance(n, gast.Name)]
         if isinstance(statement.targets[0], gast.Tuple):
             seed = gast.Tuple([self.adjoints.take(n) or nodes.call("rt.zeros_like", nodes.name(n))
                                for n in names], gast.Load())
@@ -265,7 +265,7 @@ def _first_parameter(func):
 
 
 def _names_in(node):
-    return [n for n in gast.walk(node) if isinstance(n, gast.Name)]
+    return [n for n in nodes.walk(node) if isinstance(n, gast.Name)]
 
 
 def _first_name(result):
@@ -288,7 +288,7 @@ def _shapes_from_parameters(expression, statement, fixed):
     """`rt.unreduce(g, _t0, None)` -> `rt.unreduce(g, x, None)` where `_t0 = r * x`, `r =
     numpy.sqrt(x)`: a helper that reads only an array's shape reads a parameter of that shape,
     so a temporary need not be kept for the backward sweep only for its shape."""
-    for node in gast.walk(expression):
+    for node in nodes.walk(expression):
         if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["rt", "unreduce"] \
                 and len(node.args) == 3:
             node.args[1] = _parameter_of_shape(node.args[1], statement, fixed)
@@ -299,7 +299,7 @@ def _mark_shapes(expression, statement):
     gets the shape class kinds.py saw at `statement` (`s2sad_class`): optimize.py may then
     multiply by `g` where the spread is multiplied by an array of the same class."""
     shapes = getattr(statement, "s2sad_shapes", {})
-    for node in gast.walk(expression):
+    for node in nodes.walk(expression):
         if isinstance(node, gast.Name) and node.id in shapes:
             node.s2sad_class = shapes[node.id]
         elif isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == \

@@ -152,11 +152,11 @@ class _Scan:
     def _writes(self, root):
         """(node, name written into, least rank of what the name holds for it to be a write)
         for every in-place write in `root` (one statement, or the test of one)."""
-        for node in gast.walk(root):
+        for node in nodes.walk(root):
             if isinstance(node, (gast.Assign, gast.AugAssign)):
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
                 for target in targets:
-                    for part in gast.walk(target):
+                    for part in nodes.walk(target):
                         if isinstance(part, (gast.Subscript, gast.Attribute)) and \
                                 isinstance(part.ctx, gast.Store):
                             base = _base(part)
@@ -217,7 +217,7 @@ def _union(a, b):
 def _range_variables(tree):
     """Names only ever bound by `for ... in range(...)`: ints."""
     ranges, others = set(), set()
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if isinstance(node, gast.For):
             is_range = isinstance(node.iter, gast.Call) and \
                 nodes.dotted_parts(node.iter.func) == ["range"]
@@ -226,7 +226,7 @@ def _range_variables(tree):
         elif isinstance(node, (gast.Assign, gast.AugAssign)):
             targets = node.targets if isinstance(node, gast.Assign) else [node.target]
             for target in targets:
-                others.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name) and
+                others.update(n.id for n in nodes.walk(target) if isinstance(n, gast.Name) and
                               isinstance(n.ctx, gast.Store))
     return ranges - others
 

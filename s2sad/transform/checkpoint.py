@@ -71,7 +71,7 @@ def is_checkpointed(loop):
 def strip(tree):
     """`for i in rt.checkpointed(range(n)):` -> `for i in range(n):` in a resolved tree (a primal
     copy that generated callers, and Numba, call)."""
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if isinstance(node, gast.For) and \
                 getattr(node.iter, "s2sad_ref", None) is rt.checkpointed:
             node.iter = node.iter.args[0]
@@ -157,7 +157,7 @@ def _exposed(statements, defined):
 
 
 def _loads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+    return {n.id for n in nodes.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)}
 
 

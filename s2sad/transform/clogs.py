@@ -57,7 +57,7 @@ def find(source, body, wrt):
 
 def zero_gradients(source, wrt, useful_at_entry):
     """A warning per `wrt` parameter the returned value does not depend on."""
-    params = {a.id: a for a in gast.walk(source.tree.args) if isinstance(a, gast.Name)}
+    params = {a.id: a for a in nodes.walk(source.tree.args) if isinstance(a, gast.Name)}
     out = []
     for name in wrt:
         if name in useful_at_entry:

@@ -131,7 +131,7 @@ def attach(source, names, callee_inputs):
     its other arguments, all by position. Returns {function: the copy its calls now name, whose
     signature takes them}."""
     tree = source.tree
-    assigned = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+    assigned = {n.id for n in nodes.walk(tree) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Store)}
     params = {a.id for a in tree.args.args + tree.args.posonlyargs + tree.args.kwonlyargs}
     clashes = [n for n in names if n in assigned | params]
@@ -142,7 +142,7 @@ def attach(source, names, callee_inputs):
             why="the constant is passed down to that function under its own name",
             fix="rename the local variable or the constant")])
     held = {name for name, _ in containers(source.func)}
-    writes = [node for node in gast.walk(tree) if isinstance(node, gast.Subscript)
+    writes = [node for node in nodes.walk(tree) if isinstance(node, gast.Subscript)
               and isinstance(node.ctx, gast.Store) and _root(node) in set(names) | held]
     if writes:
         name = _root(writes[0])
@@ -163,7 +163,7 @@ def attach(source, names, callee_inputs):
     if names:  # the defaults would shift onto the constants: every call passes every argument
         args.defaults = []
     copies = {}
-    for call in gast.walk(tree):
+    for call in nodes.walk(tree):
         if isinstance(call, gast.Call) and getattr(call, "s2sad_user", False):
             passed = callee_inputs.get(call.s2sad_ref, ())
             if not passed:

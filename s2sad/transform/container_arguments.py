@@ -66,7 +66,7 @@ def unknown_fields(source, structures):
     """With other problems to report: the fields and dict views read where no container can
     be (no container parameter, none made), reported with them."""
     tree = source.tree
-    if structures or any(values.interesting(n) for n in gast.walk(tree)):
+    if structures or any(values.interesting(n) for n in nodes.walk(tree)):
         return []
     return fields_left(source)
 
@@ -81,14 +81,14 @@ def check_no_fields_left(source):
                        "keys of the dict it is called with",
                    fix="call the gradient with the dict first, then read s2sad.source(df) "
                        "(`s2sad show` cannot describe a dict argument yet)")
-        for n in gast.walk(source.tree) if isinstance(n, gast.Subscript) and
+        for n in nodes.walk(source.tree) if isinstance(n, gast.Subscript) and
         isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, str)]
     if problems:
         raise UnsupportedError(sorted(problems, key=lambda d: (d.where.line, d.where.col)))
 
 
 def fields_left(source):
-    return [resolve.unknown_attribute(source, n) for n in gast.walk(source.tree)
+    return [resolve.unknown_attribute(source, n) for n in nodes.walk(source.tree)
             if getattr(n, "s2sad_field", False)]
 
 
@@ -158,13 +158,13 @@ def _defaults_at_the_end(parameters):
 def plain_names(tree, specialised):
     """A specialised callee takes its function's own name (`f`, not `f_0`) when nothing calls
     the unspecialised function any more. Returns {emitted name: function}."""
-    used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+    used = {n.id for n in nodes.walk(tree) if isinstance(n, gast.Name)}
     renamed = {}
     for emitted in specialised:
         base = emitted.rsplit("_", 1)[0]
         if base not in used and base not in renamed.values():
             renamed[emitted] = base
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if isinstance(node, gast.Name) and node.id in renamed:
             node.id = renamed[node.id]
     return {renamed.get(name, name): func for name, func in specialised.items()}

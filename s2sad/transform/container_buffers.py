@@ -74,13 +74,13 @@ def _problem(loop, node, name, frame):
     if not isinstance(loop, gast.For):
         return "a `while` loop"
     if loop.orelse or any(isinstance(n, (gast.Break, gast.Continue))
-                          for s in loop.body for n in gast.walk(s)):
+                          for s in loop.body for n in nodes.walk(s)):
         return "a loop with `break`, `continue` or `else`"
     if node not in loop.body:
         return "under an `if` or in an inner loop"
     if name not in frame.empty:
         return "not empty when the loop starts, or appended twice in a trip"
-    reads = [n for s in loop.body for n in gast.walk(s)
+    reads = [n for s in loop.body for n in nodes.walk(s)
              if isinstance(n, gast.Name) and n.id == name]
     if len(reads) > 1:
         return "and read in the loop"

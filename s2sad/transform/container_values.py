@@ -295,17 +295,17 @@ def drop_unread_binding(statements, start, target):
             isinstance(statements[start].value, gast.Constant)):
         return
     if not any(isinstance(n, gast.Name) and n.id == target.id and isinstance(n.ctx, gast.Load)
-               for s in statements[start + 1:] for n in gast.walk(s)):
+               for s in statements[start + 1:] for n in nodes.walk(s)):
         del statements[start]
 
 
 def drop_dead_constants(tree):
     """`name = 'W'` or `_k0 = 1` left by unrolling, where nothing reads the name any more."""
-    read = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and
+    read = {n.id for n in nodes.walk(tree) if isinstance(n, gast.Name) and
             not isinstance(n.ctx, gast.Store)}
-    read |= {n.target.id for n in gast.walk(tree) if isinstance(n, gast.AugAssign) and
+    read |= {n.target.id for n in nodes.walk(tree) if isinstance(n, gast.AugAssign) and
              isinstance(n.target, gast.Name)}
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         for field in ("body", "orelse"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):

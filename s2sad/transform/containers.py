@@ -50,7 +50,7 @@ def scalarize(source, structures=(), held=()):
 class _Scalarize:
     def __init__(self, source):
         self.source = source
-        self.taken = {n.id for n in gast.walk(source.tree) if isinstance(n, gast.Name)}
+        self.taken = {n.id for n in nodes.walk(source.tree) if isinstance(n, gast.Name)}
         self.held = {}     # name -> Container it holds now
         self.known = {}    # name -> int it holds now (an unrolled loop's variable)
         self.problems = []
@@ -60,7 +60,7 @@ class _Scalarize:
 
     def run(self):
         tree = self.source.tree
-        if not self.held and not any(values.interesting(n) for n in gast.walk(tree)):
+        if not self.held and not any(values.interesting(n) for n in nodes.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
         if self.problems:  # (an unrolled loop's body reports once per trip: once is enough)
@@ -141,7 +141,7 @@ class _Scalarize:
                         else ():
                     self.forget(name)
         keep = made is None
-        starred = [n for t in targets for n in gast.walk(t) if isinstance(n, gast.Starred)]
+        starred = [n for t in targets for n in nodes.walk(t) if isinstance(n, gast.Starred)]
         if starred and made is None:
             self.report(node, "starred assignment needs a tuple or list known when the "
                         "function is transformed", why="s2sad unpacks a known number of values",
@@ -291,7 +291,7 @@ class _Scalarize:
     def touches(self, node):
         """Whether a loop body reads or grows a container, or makes one."""
         return any(isinstance(n, gast.Name) and n.id in self.held or
-                   isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in gast.walk(s))
+                   isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in nodes.walk(s))
 
     def unrolled(self, node, items):
         if _exits(node):
@@ -333,7 +333,7 @@ class _Scalarize:
         """A loop kept as a loop: containers may be read in it, not changed."""
         outer = self.out
         for name in nodes.names(getattr(node, "target", gast.Tuple([], gast.Load()))) | {
-                n.id for s in node.body for n in gast.walk(s)
+                n.id for s in node.body for n in nodes.walk(s)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}:
             self.known.pop(name, None)
         before = {name: values.copy(made) for name, made in self.held.items()}
@@ -504,7 +504,7 @@ class _Scalarize:
         except Exception:  # noqa: BLE001 -- its own transformation reports it
             return None
         counts = {len(n.value.elts) if isinstance(n.value, gast.Tuple) else None
-                  for n in gast.walk(tree) if isinstance(n, gast.Return)}
+                  for n in nodes.walk(tree) if isinstance(n, gast.Return)}
         return counts.pop() if len(counts) == 1 and None not in counts else None
 
     def element(self, node, like):
@@ -580,4 +580,4 @@ class _Scalarize:
 def _exits(loop):
     """A `break`, `continue` or `else` of this loop: it cannot be unrolled."""
     return bool(loop.orelse) or any(isinstance(n, (gast.Break, gast.Continue))
-                                    for s in loop.body for n in gast.walk(s))
+                                    for s in loop.body for n in nodes.walk(s))

@@ -146,7 +146,7 @@ class _Sites:
     def _expressions(self, node, loops, skip=()):
         if isinstance(node, (gast.For, gast.While)):
             node = node.iter if isinstance(node, gast.For) else node.test
-        for inner in gast.walk(node):
+        for inner in nodes.walk(node):
             if isinstance(inner, gast.Call) and isinstance(inner.func, gast.Attribute) and \
                     isinstance(inner.func.value, gast.Name) and \
                     inner.func.value.id in self.elements:
@@ -165,7 +165,7 @@ class _Sites:
 def _method_receiver(tree, name):
     """Whether `name` is the `s` of an `s.append(...)` / `s.pop()` in `tree`."""
     return any(isinstance(n, gast.Attribute) and n.value is name and n.attr in ("append", "pop")
-               for n in gast.walk(tree))
+               for n in nodes.walk(tree))
 
 
 class _Rewrite(gast.NodeTransformer):

@@ -23,7 +23,7 @@ from . import nodes
 
 def defer(function, namer):
     """Rewrite every backward loop of `function` (in place) as above."""
-    for node in list(gast.walk(function)):
+    for node in list(nodes.walk(function)):
         for field in ("body", "orelse"):
             statements = getattr(node, field, None)
             if isinstance(statements, list):
@@ -95,8 +95,8 @@ def _outer_accumulation(statement, loop):
     g, matrix, b = value.right.args
     if not isinstance(matrix, gast.Name):
         return None
-    uses = [n for n in gast.walk(loop) if isinstance(n, gast.Name) and n.id == gradient]
-    stored = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name)
+    uses = [n for n in nodes.walk(loop) if isinstance(n, gast.Name) and n.id == gradient]
+    stored = {n.id for n in nodes.walk(loop) if isinstance(n, gast.Name)
               and isinstance(n.ctx, gast.Store)} | {loop.target.id}
     if len(uses) != 2 or matrix.id in stored:
         return None

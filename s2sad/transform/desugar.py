@@ -54,7 +54,7 @@ def desugar(source):
 class _Desugar:
     def __init__(self, source):
         self.source = source
-        self.taken = {n.id for n in gast.walk(source.tree) if isinstance(n, gast.Name)}
+        self.taken = {n.id for n in nodes.walk(source.tree) if isinstance(n, gast.Name)}
         self.functions = {}   # local name -> FunctionDef or Lambda
         self.inlining = []    # names of local functions being put in place (recursion)
         self.problems = []
@@ -80,7 +80,7 @@ class _Desugar:
         out = []
         for statement in statements:
             if isinstance(statement, gast.FunctionDef) and not any(
-                    isinstance(n, KEPT) for n in gast.walk(statement)):
+                    isinstance(n, KEPT) for n in nodes.walk(statement)):
                 self.functions[statement.name] = statement  # put in place of its calls
                 continue
             if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
@@ -124,7 +124,7 @@ class _Desugar:
 
     def loop(self, node):
         # a sequence the body rebinds is held first: the loop goes over the one it started with
-        self.rebound = {n.id for part in [node.target, *node.body] for n in gast.walk(part)
+        self.rebound = {n.id for part in [node.target, *node.body] for n in nodes.walk(part)
                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         try:
             return self._loop(node)
@@ -303,7 +303,7 @@ class _Desugar:
                 body = [gast.If(condition, body, [])]
             body = [gast.For(generator.target, generator.iter, body, [], None)]
         loop = gast.copy_location(body[0], like)
-        for node in gast.walk(loop):
+        for node in nodes.walk(loop):
             if isinstance(node, gast.stmt):
                 gast.copy_location(node, like)
         outer, self.pre = self.pre, []
@@ -326,7 +326,7 @@ class _Desugar:
         else:
             params, body = function.args, nodes.clone(function.body)
             if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None or \
-                    any(isinstance(n, gast.Return) for s in body[:-1] for n in gast.walk(s)):
+                    any(isinstance(n, gast.Return) for s in body[:-1] for n in nodes.walk(s)):
                 self.report(function, f"the local function '{name}' must end in its only "
                             "`return` of a value",
                             why="it is put in place of each call",
@@ -342,14 +342,14 @@ class _Desugar:
             return call
         arguments = list(call.args) + params.defaults[len(call.args) - len(names):] \
             if len(call.args) < len(names) else list(call.args)
-        assigned = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)
+        assigned = {n.id for s in body for n in nodes.walk(s) if isinstance(n, gast.Name)
                     and isinstance(n.ctx, gast.Store)}
         renames = {n: self.fresh(f"{name}_{n}") for n in sorted(set(names) | assigned)}
         for param, argument in zip(names, arguments):
             self.emit(nodes.assign(renames[param], argument), call)
         body = [_Rename(renames).visit(s) for s in body]
         for statement in body:
-            for node in gast.walk(statement):
+            for node in nodes.walk(statement):
                 if isinstance(node, (gast.stmt, gast.expr)) and isinstance(function, gast.Lambda):
                     gast.copy_location(node, call)
         result = self.fresh(f"_{name}")
@@ -421,7 +421,7 @@ def _reduction(chain, func):
 def _needs_hoisting(node, owner):
     return any(isinstance(n, COMPREHENSIONS) or (
         isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and
-        n.func.id in owner.functions) for n in gast.walk(node))
+        n.func.id in owner.functions) for n in nodes.walk(node))
 
 
 def _length(iterable):
@@ -453,14 +453,14 @@ def _call_through_aliases(tree, func):
     """`h = helper` (or `op = np.tanh`) then `h(x)`: the call names the function itself, and the
     assignment goes. Only for a name assigned once, to a global (or closure) name or attribute
     chain that denotes a callable, and read only as the function of calls."""
-    params = {a.id for a in gast.walk(tree.args) if isinstance(a, gast.Name)}
+    params = {a.id for a in nodes.walk(tree.args) if isinstance(a, gast.Name)}
     stored = {}
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             stored[node.id] = stored.get(node.id, 0) + 1
-    called = {id(n.func) for n in gast.walk(tree) if isinstance(n, gast.Call)}
+    called = {id(n.func) for n in nodes.walk(tree) if isinstance(n, gast.Call)}
     aliases, assignments = {}, []
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
                 isinstance(node.targets[0], gast.Name) and stored[node.targets[0].id] == 1):
             continue
@@ -468,13 +468,13 @@ def _call_through_aliases(tree, func):
         if chain is None or chain[0] in stored or chain[0] in params or name in params or \
                 not callable(_lookup(func, chain)):
             continue
-        if all(id(n) in called for n in gast.walk(tree) if isinstance(n, gast.Name) and
+        if all(id(n) in called for n in nodes.walk(tree) if isinstance(n, gast.Name) and
                n.id == name and isinstance(n.ctx, gast.Load)):
             aliases[name] = node.value
             assignments.append(node)
     if not aliases:
         return
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
                 node.func.id in aliases:
             node.func = gast.copy_location(nodes.clone(aliases[node.func.id]), node.func)

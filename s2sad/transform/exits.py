@@ -58,7 +58,7 @@ class _Exits:
         self.tree = tree
         self.namer = namer
         body = tree.body
-        returns = [n for n in gast.walk(tree) if isinstance(n, gast.Return)]
+        returns = [n for n in nodes.walk(tree) if isinstance(n, gast.Return)]
         self.rewrite_returns = not (len(returns) == 1 and body and body[-1] is returns[0])
         if self.rewrite_returns:
             self.returned = namer.fresh("_returned")
@@ -148,7 +148,7 @@ class _Exits:
         """The copies, after binding the elements that read a name the loop rebinds: Python
         evaluates the tuple once, before the first iteration."""
         out = []
-        rebound = {n.id for part in [node.target, *node.body] for n in gast.walk(part)
+        rebound = {n.id for part in [node.target, *node.body] for n in nodes.walk(part)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         elements = []
         for element in node.iter.elts:
@@ -171,7 +171,7 @@ def _split_sequences(tree, namer):
     `for x in (xs_0, xs_1):`, so the loop can be unrolled over values of different types."""
     body = list(tree.body)
     stores, loads, iterated = {}, {}, {}
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if isinstance(node, gast.Name):
             counts = stores if isinstance(node.ctx, gast.Store) else loads
             counts[node.id] = counts.get(node.id, 0) + 1

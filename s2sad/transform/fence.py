@@ -152,9 +152,9 @@ class _Fence:
                         fix="move other context managers out of the differentiated function")
             return
         gradient = item.optional_vars.id
-        inside = {n.id for s in node.body for n in gast.walk(s) if isinstance(n, gast.Name)}
-        within = {id(n) for n in gast.walk(node)}
-        outside = {n.id for n in gast.walk(self.source.tree)
+        inside = {n.id for s in node.body for n in nodes.walk(s) if isinstance(n, gast.Name)}
+        within = {id(n) for n in nodes.walk(node)}
+        outside = {n.id for n in nodes.walk(self.source.tree)
                    if isinstance(n, gast.Name) and id(n) not in within}
         if gradient in outside:
             self.report(item.optional_vars, f"'{gradient}' is used outside its `with "
@@ -166,7 +166,7 @@ class _Fence:
     def _hook_statement(self, node, own):
         """A statement of a grad_of body: calls (print), and assignments to the gradient and to
         names used only in the body."""
-        for inner in gast.walk(node):
+        for inner in nodes.walk(node):
             if isinstance(inner, (gast.Return, gast.Break, gast.Continue, gast.With)):
                 self.report(inner, f"{DESCRIPTIONS.get(type(inner), 'this')} inside a `with "
                             "s2sad.grad_of(...)` block is not supported",
@@ -319,7 +319,7 @@ def integer_uses(source, names):
     used directly as a count, a shape, an axis or an index: `range(n)`, `numpy.zeros(n)`,
     `x.sum(axis=k)`, `x[i]`, `x[:n]`."""
     found = []
-    for node in gast.walk(source.tree):
+    for node in nodes.walk(source.tree):
         if isinstance(node, gast.Call):
             parts = nodes.dotted_parts(node.func) or \
                 ([node.func.attr] if isinstance(node.func, gast.Attribute) else [""])

@@ -46,6 +46,7 @@ import re
 import gast
 import numpy
 
+from . import nodes
 from . import fold_names, printed_width
 from .nodes import Comment, dotted_parts
 
@@ -73,7 +74,7 @@ def fold(function, owners=()):
     """Fold the single-use temporaries of a gast FunctionDef, in place; returns it.
     `owners`: gradient arrays no other name can see (optimize.accumulate_in_place)."""
     uses = _Uses(function)
-    parameters = {n.id for n in gast.walk(function.args) if isinstance(n, gast.Name)}
+    parameters = {n.id for n in nodes.walk(function.args) if isinstance(n, gast.Name)}
     private = fold_names.private_arrays(uses)
     lists = {n for n, kind in private.items() if kind == "list"}
     private = set(private) | (set(owners) - uses.multiple - parameters)
@@ -224,7 +225,7 @@ class _Folder:
 
     def _moved(self, old, new):
         """What `old` read is now read by `new` (for the folds that follow)."""
-        for node in gast.walk(new.value):
+        for node in nodes.walk(new.value):
             if self.uses.holder.get(id(node)) is old:
                 self.uses.holder[id(node)] = new
         for key, (read, holder) in list(self.uses.local_read.items()):
@@ -295,7 +296,7 @@ class _Folder:
                 return None
         if isinstance(statement, gast.Expr) and _is_push(statement.value):
             return None  # `_stack_x.append(_t1)`: kept on a tape
-        for node in gast.walk(statement.value):
+        for node in nodes.walk(statement.value):
             if isinstance(node, gast.NamedExpr):
                 return None
             if isinstance(node, gast.Call) and id(node) not in on_path and \
@@ -352,7 +353,7 @@ class _Folder:
         return False
 
     def _expression_clear(self, expression, reads):
-        for node in gast.walk(expression):
+        for node in nodes.walk(expression):
             if isinstance(node, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)):
                 return False
             if isinstance(node, gast.Call) and not self._call_clear(node, reads):
@@ -421,7 +422,7 @@ def _local_reads(function, uses):
 def _temporaries_in(statement):
     """({temporary: its Name nodes read}, {temporaries stored}) anywhere in `statement`."""
     loads, stores = {}, set()
-    for node in gast.walk(statement):
+    for node in nodes.walk(statement):
         if isinstance(node, gast.Name) and TEMPORARY.match(node.id):
             if isinstance(node.ctx, gast.Load):
                 loads.setdefault(node.id, []).append(node)
@@ -498,7 +499,7 @@ def _arithmetic(node):
 
 
 def _names_read(expression):
-    return {n.id for n in gast.walk(expression) if isinstance(n, gast.Name)}
+    return {n.id for n in nodes.walk(expression) if isinstance(n, gast.Name)}
 
 
 def _is_tape(target):

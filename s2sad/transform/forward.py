@@ -255,7 +255,7 @@ class _Forward:
             return self._missing(statement, value, primal, rule)
         result = nodes.clone(target)
         result.ctx = gast.Load()
-        for node in gast.walk(result):
+        for node in nodes.walk(result):
             if isinstance(node, (gast.Name, gast.Tuple)):
                 node.ctx = gast.Load()
         before, after = [], []

@@ -35,10 +35,10 @@ MAX_STATEMENTS = 12
 def inline(source, callees):
     """Put every inlinable call of `source.tree` in place, in place; returns the callees still
     called (emitted name -> function)."""
-    taken = {n.id for n in gast.walk(source.tree) if isinstance(n, gast.Name)} | \
+    taken = {n.id for n in nodes.walk(source.tree) if isinstance(n, gast.Name)} | \
         {a.id for a in resolve.parameters(source.tree.args)}
     _Inliner(source, taken).block(source.tree.body)
-    still = {getattr(n, "s2sad_ref", None) for n in gast.walk(source.tree)
+    still = {getattr(n, "s2sad_ref", None) for n in nodes.walk(source.tree)
              if isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)}
     return {name: f for name, f in callees.items() if f in still}
 
@@ -87,16 +87,16 @@ class _Inliner:
         if isinstance(returned, gast.Tuple) != isinstance(target, gast.Tuple) or (
                 isinstance(target, gast.Tuple) and len(target.elts) != len(returned.elts)):
             return None  # a tuple held in a name stays a call's result
-        assigned = {n.id for s in body for n in gast.walk(s)
+        assigned = {n.id for s in body for n in nodes.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         reads = {}
         for s in body:
-            for n in gast.walk(s):
+            for n in nodes.walk(s):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                     reads[n.id] = reads.get(n.id, 0) + 1
         self.taken |= set(reads) - assigned - set(params)  # numpy, math, builtins: not renamed to
         k = self._foreign(callee)
-        for node in gast.walk(tree):
+        for node in nodes.walk(tree):
             if hasattr(node, "lineno"):
                 node.lineno += k * parse.FOREIGN
                 if getattr(node, "end_lineno", None) is not None:
@@ -226,4 +226,4 @@ def _movable(expression):
     """An argument that may be evaluated where the callee reads it instead of at the call: it
     calls no function of yours (NumPy and math calls change nothing)."""
     return not any(isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)
-                   for n in gast.walk(expression))
+                   for n in nodes.walk(expression))

@@ -155,7 +155,7 @@ def stable_shapes(statements):
     final = getattr(statements[-1], "s2sad_shapes", {}) if statements else {}
     stores = {}
     for statement in statements:
-        for node in gast.walk(statement):
+        for node in nodes.walk(statement):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 stores[node.id] = stores.get(node.id, 0) + 1
     top = {t for statement in statements if isinstance(statement, gast.Assign)
@@ -168,7 +168,7 @@ def _parameter_like(statements):
     """Names read before any assignment (parameters, globals): each its own shape class."""
     read = set()
     for node in statements:
-        read |= {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+        read |= {n.id for n in nodes.walk(node) if isinstance(n, gast.Name)
                  and isinstance(n.ctx, gast.Load)}
     return read
 
@@ -176,7 +176,7 @@ def _parameter_like(statements):
 def _assigned(statements):
     names = set()
     for node in statements:
-        for child in gast.walk(node):
+        for child in nodes.walk(node):
             if isinstance(child, gast.Assign):
                 names |= activity.targets(child)
             elif isinstance(child, (gast.For, gast.While)):

@@ -68,9 +68,9 @@ def _checked(statement, discard):
 
 def _values_read(statement):
     """The names whose values a statement reads or writes (not the functions it calls)."""
-    called = {id(n) for n in gast.walk(statement) if isinstance(n, gast.Call)
-              for n in gast.walk(n.func)}
-    return {n.id for n in gast.walk(statement) if isinstance(n, gast.Name) and id(n) not in called}
+    called = {id(n) for n in nodes.walk(statement) if isinstance(n, gast.Call)
+              for n in nodes.walk(n.func)}
+    return {n.id for n in nodes.walk(statement) if isinstance(n, gast.Name) and id(n) not in called}
 
 
 def _spelled(node):

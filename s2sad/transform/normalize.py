@@ -20,6 +20,8 @@ locations.
 """
 import gast
 
+from . import nodes
+
 from s2sad.errors import Diagnostic, UnsupportedError
 from s2sad.runtime import rt
 
@@ -238,7 +240,7 @@ class _Normalizer:
         """`names = operation`, through a temporary when a target is also read (`x = x * c`
         becomes `_t0 = x * c; x = _t0`): the backward sweep then sees the old and the new value
         under different names."""
-        read = {n.id for n in gast.walk(operation) if isinstance(n, gast.Name)}
+        read = {n.id for n in nodes.walk(operation) if isinstance(n, gast.Name)}
         if read & set(names):
             temps = [self.namer.numbered("_t") for _ in names]
             self._assign_fresh(temps, operation)
@@ -363,7 +365,7 @@ def _as_tuple(argument):
 
 def _stored(nodes_):
     """Names (re)bound anywhere in these nodes."""
-    return {n.id for node in nodes_ for n in gast.walk(node)
+    return {n.id for node in nodes_ for n in nodes.walk(node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 

@@ -10,7 +10,8 @@ reading one element of a tuple result's adjoint gets that element:
 """
 import gast
 
-from . import counted, fold
+from . import nodes
+from . import copies, counted, fold
 from .nodes import Comment, dotted_parts
 
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
@@ -20,14 +21,15 @@ _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
 def tidy(function):
     """Fold literal integer arithmetic, drop `** 1` and `* 1`, index tuple displays,
     accumulate private gradient arrays in place, then fold single-use temporaries back into the
-    expressions that read them (fold.py)."""
+    expressions that read them (fold.py), and read names where temporaries copied them
+    (copies.py)."""
     shapes = getattr(function, "s2sad_shapes", {})
     function = _Folder().visit(function)
     owners = accumulate_in_place(function)
     _keep_in_place(function, function, {})
     _spread_names_once(function, shapes)
     function = fold.fold(function, owners)
-    for node in gast.walk(function):  # what folding brought together
+    for node in nodes.walk(function):  # what folding brought together
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
             _spread_once(node, shapes)
         elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
@@ -36,6 +38,7 @@ def tidy(function):
     if _drop_unread_stacks(function):
         _drop_idle_counters(function)
         function = fold.fold(function, owners)  # what kept them may fold now
+    copies.propagate(function)
     _drop_dead_temporaries(function)
     return function
 
@@ -43,11 +46,11 @@ def tidy(function):
 def _drop_idle_counters(function):
     """A trip counter of counted.py (`_n0 = _n0 + 1`) that no stack reads any more (the stacks
     it indexed were dropped) goes."""
-    counters = {n.id for n in gast.walk(function) if isinstance(n, gast.Name) and
+    counters = {n.id for n in nodes.walk(function) if isinstance(n, gast.Name) and
                 counted.is_counter(n.id)}
-    for statement in gast.walk(function):
+    for statement in nodes.walk(function):
         if isinstance(statement, gast.stmt) and not _counter_statement(statement):
-            for node in gast.walk(statement):
+            for node in nodes.walk(statement):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                         not isinstance(node, gast.stmt):
                     counters.discard(node.id)
@@ -74,7 +77,7 @@ def _drop_dead_temporaries(function):
     """A temporary that nothing reads any more (`_t17 = 3 * hidden`, whose value folding put
     where it was read) goes, with what only it read, when computing it has no effect."""
     while True:
-        read = {n.id for n in gast.walk(function) if isinstance(n, gast.Name) and
+        read = {n.id for n in nodes.walk(function) if isinstance(n, gast.Name) and
                 isinstance(n.ctx, gast.Load)}
         dropped = False
         for statements in _statement_lists(function):
@@ -119,7 +122,7 @@ def _drop_unread_stacks(function):
                   "backward sweep" in s.text), None)
     if start is None:
         return False
-    read = {n.id for s in body[start:] for n in gast.walk(s)
+    read = {n.id for s in body[start:] for n in nodes.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     own, pops = {}, {}  # stack -> ids of the statements that only handle it; its pops
     for statements in _statement_lists(function):
@@ -133,7 +136,7 @@ def _drop_unread_stacks(function):
     for statements in _statement_lists(function):
         for statement in statements:
             if _stack_statement(statement)[0] is None:
-                used |= {n.id for n in gast.walk(statement) if isinstance(n, gast.Name) and
+                used |= {n.id for n in nodes.walk(statement) if isinstance(n, gast.Name) and
                          n.id in own and not isinstance(statement, (gast.If, gast.For,
                                                                     gast.While))}
     overwritten = _Overwritten(function)
@@ -157,7 +160,7 @@ class _Overwritten:
     def __init__(self, function):
         self.function = function
         self.where, self.owner = {}, {}  # id(statement) -> (its list, index); id(list) -> node
-        for node in [function] + [n for n in gast.walk(function)
+        for node in [function] + [n for n in nodes.walk(function)
                                   if isinstance(n, (gast.If, gast.For, gast.While))]:
             for field in ("body", "orelse"):
                 statements = getattr(node, field, None)
@@ -170,7 +173,7 @@ class _Overwritten:
         statements, k = self.where[id(statement)]
         while True:
             for later in statements[k + 1:]:
-                if name in {n.id for n in gast.walk(later) if isinstance(n, gast.Name)}:
+                if name in {n.id for n in nodes.walk(later) if isinstance(n, gast.Name)}:
                     return isinstance(later, gast.Assign) and len(later.targets) == 1 and \
                         isinstance(later.targets[0], gast.Name) and \
                         later.targets[0].id == name and name not in _names_in(later.value)
@@ -181,7 +184,7 @@ class _Overwritten:
 
 
 def _names_in(expression):
-    return {n.id for n in gast.walk(expression) if isinstance(n, gast.Name)}
+    return {n.id for n in nodes.walk(expression) if isinstance(n, gast.Name)}
 
 
 def _stack_statement(statement):
@@ -232,14 +235,14 @@ def accumulate_in_place(function):
             dw_h = dw_h + rt.matmul_grad_a(g, w_h, h)          dw_h += rt.matmul_grad_a(g, w_h, h)
     """
     fresh, accumulations, allowed, spoiled, loads = {}, [], set(), set(), []
-    for node in gast.walk(function):
+    for node in nodes.walk(function):
         if isinstance(node, gast.Name):
             if isinstance(node.ctx, gast.Load):
                 loads.append(node)
         elif isinstance(node, gast.Assign):
             for target in node.targets:
                 if not isinstance(target, gast.Name):
-                    spoiled.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name)
+                    spoiled.update(n.id for n in nodes.walk(target) if isinstance(n, gast.Name)
                                    and isinstance(n.ctx, gast.Store))
                     continue
                 name, value = target.id, node.value
@@ -254,7 +257,7 @@ def accumulate_in_place(function):
         elif isinstance(node, (gast.For, gast.AugAssign)) and isinstance(node.target, gast.Name):
             spoiled.add(node.target.id)
         elif isinstance(node, gast.Return):
-            allowed.update(id(n) for n in gast.walk(node) if isinstance(n, gast.Name))
+            allowed.update(id(n) for n in nodes.walk(node) if isinstance(n, gast.Name))
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) and \
                 isinstance(node.value, gast.Name):
             allowed.add(id(node.value))  # an element write: in place anyway
@@ -308,7 +311,7 @@ def _kept_in_place(statements, index, function, sharing):
         sharing[array] = _sharing(function, array)
     if sharing[array] is None:
         return False
-    fixed = {held} | {n.id for n in gast.walk(part.slice) if isinstance(n, gast.Name)}
+    fixed = {held} | {n.id for n in nodes.walk(part.slice) if isinstance(n, gast.Name)}
     for later in range(index + 2, len(statements)):
         statement = statements[later]
         if _is_write(statement, part, gast.AugAssign) and \
@@ -344,7 +347,7 @@ def _views_made(statement, following, names):
     """The names `statement` may bind to a view of an array `names` hold (None: it escapes)."""
     def reads(node):
         return node is not None and any(isinstance(n, gast.Name) and n.id in names and
-                                        isinstance(n.ctx, gast.Load) for n in gast.walk(node))
+                                        isinstance(n.ctx, gast.Load) for n in nodes.walk(node))
     if isinstance(statement, (gast.AugAssign, gast.Return, gast.Pass, Comment)):
         return set()
     if isinstance(statement, (gast.If, gast.While)):
@@ -363,7 +366,7 @@ def _views_made(statement, following, names):
     if isinstance(value, gast.Subscript) and following and \
             _is_write(following[0], value, gast.Assign):
         return set()  # one element taken out, then zeroed: a number
-    return {n.id for t in statement.targets for n in gast.walk(t)
+    return {n.id for t in statement.targets for n in nodes.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
@@ -408,7 +411,7 @@ def _only_adds_into(statement, array, shared, fixed):
     for target in targets:
         if target is None:
             continue
-        stored = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)
+        stored = {n.id for n in nodes.walk(target) if isinstance(n, gast.Name)
                   and isinstance(n.ctx, gast.Store)}
         if stored & (fixed | {array}):
             return False
@@ -418,7 +421,7 @@ def _only_adds_into(statement, array, shared, fixed):
             isinstance(statement.target.value, gast.Name):
         allowed.add(id(statement.target.value))
     return not any(isinstance(n, gast.Name) and (n.id == array and id(n) not in allowed or
-                                                 n.id in shared) for n in gast.walk(statement))
+                                                 n.id in shared) for n in nodes.walk(statement))
 
 
 def _in_place(node, chosen):
@@ -498,17 +501,17 @@ def _spread_names_once(function, shapes):
     """`d = rt.unreduce(g, a, None)` -> `d = g` where every read of `d` is a factor of a product
     with an array of `a`'s shape (`dx = d * x + d * x` after `z = x * x; np.sum(z)`)."""
     loads, good = {}, {}
-    for node in gast.walk(function):
+    for node in nodes.walk(function):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             loads[node.id] = loads.get(node.id, 0) + 1
-    spreads = {s.targets[0].id: s for s in gast.walk(function) if isinstance(s, gast.Assign)
+    spreads = {s.targets[0].id: s for s in nodes.walk(function) if isinstance(s, gast.Assign)
                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                and _whole_spread(s.value) and isinstance(s.value.args[1], gast.Name)}
     assigned = {}
-    for node in gast.walk(function):
+    for node in nodes.walk(function):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             assigned[node.id] = assigned.get(node.id, 0) + 1
-    for node in gast.walk(function):
+    for node in nodes.walk(function):
         if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult)):
             continue
         factors = [getattr(h, s) for h, s in _factors(node)]
@@ -524,12 +527,12 @@ def _spread_names_once(function, shapes):
             if isinstance(value, gast.Name) and assigned.get(value.id, 0) == 0:
                 aliases[name] = (statement, value.id)  # `d = d_result`: read d_result itself
     if aliases:
-        for node in gast.walk(function):
+        for node in nodes.walk(function):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                     node.id in aliases:
                 node.id = aliases[node.id][1]
         dropped = [statement for statement, _ in aliases.values()]
-        for node in gast.walk(function):
+        for node in nodes.walk(function):
             body = getattr(node, "body", None)
             if isinstance(body, list) and any(s in dropped for s in body):
                 body[:] = [s for s in body if s not in dropped]

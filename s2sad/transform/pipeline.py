@@ -121,7 +121,7 @@ def _tuple_return(generated):
     """A `return` of a tuple in the source (after the pipeline's rewriting), or None."""
     if generated.scalar:
         return None
-    return next((n for n in gast.walk(generated.source.tree) if isinstance(n, gast.Return)
+    return next((n for n in nodes.walk(generated.source.tree) if isinstance(n, gast.Return)
                  and isinstance(n.value, gast.Tuple)), None)
 
 
@@ -226,7 +226,7 @@ def _prepare(func, kinds=NO_KINDS):
     own = [a.id for a in resolve.parameters(source.tree.args)]
     leaves, specialised = containers.scalarize(source, structures, constants.containers(func))
     if specialised:  # calls passing containers now call copies specialised on them
-        called = {getattr(n, "s2sad_ref", None) for n in gast.walk(source.tree)
+        called = {getattr(n, "s2sad_ref", None) for n in nodes.walk(source.tree)
                   if isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)}
         callees = {name: f for name, f in {**callees, **specialised}.items() if f in called}
     return source, callees, resolution.externals, {leaf: p for p in own
@@ -251,7 +251,7 @@ def _external_bindings(externals, function=None):
     a numba.njit function; anything else makes the code run as Python)."""
     wanted = dict(externals)
     if function is not None:
-        for node in gast.walk(function):
+        for node in nodes.walk(function):
             if getattr(node, "s2sad_external", None) is not None:
                 wanted.setdefault(node.id, (node.s2sad_external, None))
     out = []
@@ -388,7 +388,7 @@ def _primal(func):
         # unrolled as in the differentiated code: Numba cannot iterate a tuple of arrays of
         # different layouts
         exits.single_exit(source.tree, Namer(_all_names(source.tree) | RESERVED))
-        for loop in gast.walk(source.tree):
+        for loop in nodes.walk(source.tree):
             if getattr(loop, "s2sad_exits", None):  # (the forward sweep adds these itself)
                 loop.body.append(checkpoint.exit_test(loop.s2sad_exits))
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
@@ -402,19 +402,19 @@ def _primal(func):
 
 def _loops_over_displays(tree):
     """Whether `tree` has a `for` over a tuple or list display, or a name assigned one."""
-    displays = {t.id for n in gast.walk(tree) if isinstance(n, gast.Assign)
+    displays = {t.id for n in nodes.walk(tree) if isinstance(n, gast.Assign)
                 and isinstance(n.value, (gast.Tuple, gast.List)) for t in n.targets
                 if isinstance(t, gast.Name)}
     return any(isinstance(n, gast.For) and (isinstance(n.iter, (gast.Tuple, gast.List)) or
                                             isinstance(n.iter, gast.Name) and n.iter.id in displays)
-               for n in gast.walk(tree))
+               for n in nodes.walk(tree))
 
 
 def _python_only(source, bindings):
     """The library functions this code (or a callee) calls whose rules are declared
     `numba=False`: the whole gradient then runs as Python."""
     found = []
-    for node in gast.walk(source.tree):
+    for node in nodes.walk(source.tree):
         rule = templates.rule_for(getattr(node, "s2sad_ref", None))
         if rule is not None and not rule.numba:
             found.append(".".join(nodes.dotted_parts(node.func) or ["?"]))
@@ -451,4 +451,4 @@ def _stem(generated):
 
 
 def _all_names(tree):
-    return {node.id for node in gast.walk(tree) if isinstance(node, gast.Name)}
+    return {node.id for node in nodes.walk(tree) if isinstance(node, gast.Name)}

@@ -74,7 +74,7 @@ def unknown_attribute(source, node):
 def local_names(tree):
     """Parameters and every name the function assigns (Python's rule for locals)."""
     names = {arg.id for arg in parameters(tree.args)}
-    for node in gast.walk(tree):
+    for node in nodes.walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             names.add(node.id)
     return names
@@ -318,7 +318,7 @@ def _endless_recursion(source):
         return isinstance(node, gast.Call) and getattr(node, "s2sad_ref", None) is source.func
     if not _must_recurse(source.tree.body, calls_self):
         return []
-    first = next(n for n in gast.walk(source.tree) if calls_self(n))
+    first = next(n for n in nodes.walk(source.tree) if calls_self(n))
     name = source.tree.name
     return [Diagnostic(source.loc(first), f"'{name}' calls itself on every path: the recursion "
                        "has no base case",
@@ -341,7 +341,7 @@ def _must_recurse(statements, calls_self):
         elif isinstance(statement, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
             if _evaluates(statement.value, calls_self):
                 return True
-        if any(isinstance(n, gast.Return) for n in gast.walk(statement)):
+        if any(isinstance(n, gast.Return) for n in nodes.walk(statement)):
             return False  # some path may return here without the call
     return False
 

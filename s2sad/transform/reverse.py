@@ -72,7 +72,7 @@ class _Reverse:
         self.shape_reads = {}    # id(statement) -> those of them it reads for their shape only
         self.d_result = namer.fresh("d_result")
         self.primal_names = set(self.params) | {
-            n.id for s in body for n in gast.walk(s)
+            n.id for s in body for n in nodes.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
     # ---- pass 1: the backward sweep, with markers ----------------------------------------------
@@ -193,7 +193,7 @@ class _Reverse:
         """(names whose adjoints the construct may change, those of them live before it, those
         updated in place). Names whose adjoint is an alias of a touched one are touched too."""
         touched, private = set(), set()
-        for node in gast.walk(compound):
+        for node in nodes.walk(compound):
             touched |= getattr(node, "s2sad_kills", set())  # dropped on some path: zero there
             if isinstance(node, gast.Assign) and getattr(node, "s2sad_active", False):
                 touched |= activity.targets(node) | node.s2sad_varied
@@ -208,7 +208,7 @@ class _Reverse:
         return touched & (live | set(self.adjoints.env)), live, private
 
     def _names_read(self, block):
-        return {n.id for s in block for n in gast.walk(s)
+        return {n.id for s in block for n in nodes.walk(s)
                 if isinstance(n, gast.Name) and n.id in self.primal_names}
 
 
@@ -222,14 +222,14 @@ def _read_for_shape_only(block):
     for_shape, for_value = set(), set()
     shape_nodes = set()
     for statement in block:
-        for node in gast.walk(statement):
+        for node in nodes.walk(statement):
             if isinstance(node, gast.Call):
                 position = _SHAPE_ONLY.get(tuple(nodes.dotted_parts(node.func) or ()))
                 if position is not None and len(node.args) > position and \
                         isinstance(node.args[position], gast.Name):
                     shape_nodes.add(id(node.args[position]))
     for statement in block:
-        for node in gast.walk(statement):
+        for node in nodes.walk(statement):
             if isinstance(node, gast.Name):
                 (for_shape if id(node) in shape_nodes else for_value).add(node.id)
     return for_shape - for_value

@@ -205,7 +205,7 @@ def _load(function, tangent):
     path = inspect.getsourcefile(function)
     indent = len(lines[0]) - len(lines[0].lstrip())
     tree = gast.parse(textwrap.dedent("".join(lines))).body[0]
-    parameters = {a.id for a in gast.walk(tree.args) if isinstance(a, gast.Name)}
+    parameters = {a.id for a in nodes.walk(tree.args) if isinstance(a, gast.Name)}
     _Modules(function.__globals__, parameters).visit(tree)
     problems = []
 
@@ -244,7 +244,7 @@ def _load(function, tangent):
         if not tangent and name not in arguments:
             problem(target, f"d[{name}] is not an argument of the template")
             continue
-        for node in gast.walk(statement.value):
+        for node in nodes.walk(statement.value):
             subject = _adjoint_subject(node)
             if tangent and subject is not None and subject not in arguments:
                 problem(node, f"d[{subject}] is not an argument's tangent")

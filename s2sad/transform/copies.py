@@ -1,0 +1,102 @@
+"""Stage 7, after folding: a temporary that only copies a name is that name.
+
+Templates pass a gradient on through a temporary (`d_t19 = dforce`), and a block that hands it
+back ends with the copy the other way (`dforce = d_t19`). Read where the temporary was, the name
+itself says the same, and both copies go:
+
+        d_t19 = dforce                                 -->   d_t12 = dforce * _t17
+        d_t12 = d_t19 * _t17                                 d_t17 = dforce * stiffness[i]
+        d_t17 = d_t19 * stiffness[i]
+        dforce = d_t19
+
+`t = x` makes `t` another name for x's value (the same array, not a copy), so the reads of `t`
+read the same thing as `x` as long as `x` is not bound again before the last of them. That is
+all this checks: `t` is one of the transformer's temporaries, assigned once in the function, all
+its reads come after the copy in the same statement list, and no statement up to its last read
+binds `x` (the last one may: it reads `t` before it binds).
+"""
+import gast
+
+from . import nodes
+from .fold import TEMPORARY
+
+
+def propagate(function):
+    """Replace the reads of each temporary that copies a name by the name; drop the copies
+    that become `x = x`. The copy `t = x` itself is left to the dead-temporary pass."""
+    stores, loads = {}, {}
+    for node in nodes.walk(function):
+        if isinstance(node, gast.Name):
+            table = loads if isinstance(node.ctx, gast.Load) else stores
+            table.setdefault(node.id, []).append(node)
+    for statements in _statement_lists(function):
+        for index, statement in enumerate(statements):
+            copy = _copy(statement)
+            if copy is None or len(stores.get(copy[0], ())) != 1:
+                continue
+            temporary, source = copy
+            reads = loads.get(temporary, [])
+            span = _span(statements[index + 1:], temporary, len(reads))
+            if span is None or not _keeps(span, source):
+                continue
+            for read in reads:
+                read.id = source
+            loads.setdefault(source, []).extend(reads)
+            loads[temporary] = []
+    for statements in _statement_lists(function):
+        statements[:] = [s for s in statements if not _self_copy(s)] or [gast.Pass()]
+
+
+def _copy(statement):
+    """(t, x) for `t = x` with t a temporary, else None."""
+    if isinstance(statement, gast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+        if isinstance(target, gast.Name) and TEMPORARY.match(target.id) and \
+                isinstance(value, gast.Name) and value.id != target.id:
+            return target.id, value.id
+    return None
+
+
+def _span(following, temporary, count):
+    """The statements of `following` up to the last that reads `temporary`, if they hold all
+    `count` of its reads; else None."""
+    seen, last = 0, None
+    for position, statement in enumerate(following):
+        here = sum(isinstance(n, gast.Name) and n.id == temporary
+                   for n in nodes.walk(statement))
+        if here:
+            seen, last = seen + here, position
+    if seen != count or last is None:
+        return None
+    return following[:last + 1]
+
+
+def _keeps(span, name):
+    """Whether no statement of `span` binds `name`, but the last, if it is a simple assignment
+    (it evaluates its value, reading the temporary, before it binds)."""
+    *before, last = span
+    if any(_binds(statement, name) for statement in before):
+        return False
+    return not _binds(last, name) or isinstance(last, (gast.Assign, gast.AugAssign)) and \
+        not any(_binds(part, name) for part in nodes.walk(last.value))
+
+
+def _binds(tree, name):
+    return any(isinstance(n, gast.Name) and n.id == name and
+               not isinstance(n.ctx, gast.Load) for n in nodes.walk(tree))
+
+
+def _self_copy(statement):
+    return isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+        isinstance(statement.targets[0], gast.Name) and \
+        isinstance(statement.value, gast.Name) and \
+        statement.targets[0].id == statement.value.id
+
+
+def _statement_lists(node):
+    for child in nodes.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(child, field, None)
+            if isinstance(statements, list) and statements and \
+                    isinstance(statements[0], gast.stmt):
+                yield statements
