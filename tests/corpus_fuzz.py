@@ -797,3 +797,20 @@ def f(s, t, u, w, P, n):
     args="(0.85, 0.75, np.array([0.64, 1.26, -1.42]), np.array([1.26, 1.42]), "
          "{'a': np.array([[-1.31, -0.74, 0.08], [0.93, 1.5, -1.12]]), "
          "'b': np.array([1.02, -0.45, -0.13]), 'c': 0.47}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_67000013",
+    bug="found by `make fuzz` (chunk seed 67000013): Crash: "
+        "Python: IndentationError: expected an indented block after '",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(s):
+    if s > 0.0:
+        s = s
+    return s
+''',
+    args="(0.01,)", wrt=(0,)))

@@ -3,6 +3,7 @@ sweep and how is what a person would write (issue 18). Each function's gradient 
 checked against finite differences, JIT on and off."""
 import importlib.util
 import os
+import re
 
 import numpy as np
 import pytest
@@ -103,6 +104,16 @@ def test_elements_overwritten_in_a_loop_are_kept_one_per_trip(jit):
 def test_no_helper_on_a_known_scalar(chain_source):
     assert "rt.saved(" not in chain_source   # x[i] is a number: read, not copied
     assert "rt.unbroadcast(" not in chain_source
+
+
+def test_a_gradient_is_passed_on_by_its_name_not_through_copies(chain_source):
+    """`d_t19 = dforce` ... `dforce = d_t19`: templates' copies of a gradient are read as the
+    name they copy (copies.py)."""
+    backward = chain_source.split("# ---- backward sweep ----")[1]
+    copies = [line.strip() for line in backward.splitlines()
+              if re.fullmatch(r"\s*d?\w+ = d?_t\d+|\s*d_t\d+ = \w+", line)]
+    assert not copies, copies
+    assert "dforce" in backward
 
 
 def test_a_loop_invariant_value_is_not_kept():

@@ -24,7 +24,7 @@ from .fold import TEMPORARY
 def propagate(function):
     """Replace the reads of each temporary that copies a name by the name; drop the copies
     that become `x = x`. The copy `t = x` itself is left to the dead-temporary pass."""
-    stores, loads = {}, {}
+    stores, loads, dropped = {}, {}, set()
     for node in nodes.walk(function):
         if isinstance(node, gast.Name):
             table = loads if isinstance(node.ctx, gast.Load) else stores
@@ -43,8 +43,14 @@ def propagate(function):
                 read.id = source
             loads.setdefault(source, []).extend(reads)
             loads[temporary] = []
+            made = span[-1]     # `x = t`, now `x = x`, goes (not a user's own `s = s`)
+            if _self_copy(made):
+                dropped.add(id(made))
     for statements in _statement_lists(function):
-        statements[:] = [s for s in statements if not _self_copy(s)] or [gast.Pass()]
+        if any(id(s) in dropped for s in statements):
+            statements[:] = [s for s in statements if id(s) not in dropped]
+            if all(isinstance(s, nodes.Comment) for s in statements):
+                statements.append(gast.Pass())
 
 
 def _copy(statement):
@@ -60,15 +66,13 @@ def _copy(statement):
 def _span(following, temporary, count):
     """The statements of `following` up to the last that reads `temporary`, if they hold all
     `count` of its reads; else None."""
-    seen, last = 0, None
+    seen = 0
     for position, statement in enumerate(following):
-        here = sum(isinstance(n, gast.Name) and n.id == temporary
-                   for n in nodes.walk(statement))
-        if here:
-            seen, last = seen + here, position
-    if seen != count or last is None:
-        return None
-    return following[:last + 1]
+        seen += sum(isinstance(n, gast.Name) and n.id == temporary
+                    for n in nodes.walk(statement))
+        if seen == count:
+            return following[:position + 1] if count else None
+    return None
 
 
 def _keeps(span, name):
