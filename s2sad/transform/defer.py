@@ -4,9 +4,9 @@ The adjoint of `z = W @ b` (W a matrix, b a vector) w.r.t. W is the outer produc
 In a loop over time steps the backward sweep adds one per step; a person collects the vectors
 and multiplies once (`dW = G.T @ B`, one BLAS call instead of a matrix-sized update per step):
 
-    for t in range(_trips0 - 1, -1, -1):              _dw_x_g = numpy.empty((_trips0, w_x.shape[0]))
-        ...                                           _dw_x_b = numpy.empty((_trips0, w_x.shape[1]))
-        dw_x = dw_x + rt.matmul_grad_a(d_t4, w_x, x)  for t in range(_trips0 - 1, -1, -1):
+    for t in range(n - 1, -1, -1):                    _dw_x_g = numpy.empty((n, w_x.shape[0]))
+        ...                                           _dw_x_b = numpy.empty((n, w_x.shape[1]))
+        dw_x = dw_x + rt.matmul_grad_a(d_t4, w_x, x)  for t in range(n - 1, -1, -1):
                                                  -->      ...
                                                           _dw_x_g[t] = d_t4
                                                           _dw_x_b[t] = x
@@ -32,17 +32,18 @@ def defer(function, namer):
 
 
 def _trips(loop):
-    """The trip-count name of a backward loop `for k in range(trips - 1, -1, -1)`, or None."""
+    """The trip count (an expression) of a backward loop `for k in range(trips - 1, -1, -1)`,
+    `k` its trip number, or None."""
     if not isinstance(loop, gast.For) or not isinstance(loop.target, gast.Name):
         return None
     call = loop.iter
     if not (isinstance(call, gast.Call) and getattr(call.func, "id", None) == "range" and
             len(call.args) == 3 and isinstance(call.args[0], gast.BinOp) and
-            isinstance(call.args[0].op, gast.Sub) and isinstance(call.args[0].left, gast.Name)
+            isinstance(call.args[0].op, gast.Sub)
             and _is_minus_one(call.args[0].right, negated=True) and
             _is_minus_one(call.args[1]) and _is_minus_one(call.args[2])):
         return None
-    return call.args[0].left.id
+    return call.args[0].left
 
 
 def _is_minus_one(atom, negated=False):
@@ -65,7 +66,7 @@ def _defer_loop(statements, loop, namer):
         for name, axis in zip(rows, (0, 1)):
             size = gast.Subscript(gast.Attribute(nodes.name(matrix), "shape", gast.Load()),
                                   nodes.constant(axis), gast.Load())
-            shape = gast.Tuple([nodes.name(_trips(loop)), size], gast.Load())
+            shape = gast.Tuple([nodes.clone(_trips(loop)), size], gast.Load())
             statements.insert(statements.index(loop), nodes.assign(
                 name, nodes.call("numpy.empty", shape)))
         at = loop.body.index(statement)

@@ -108,6 +108,11 @@ def _no_effect(node):
             _no_effect(node.left) and _no_effect(node.right)
     if isinstance(node, gast.UnaryOp):
         return _no_effect(node.operand)
+    if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["len"] and \
+            len(node.args) == 1 and isinstance(node.args[0], gast.Call) and \
+            nodes.dotted_parts(node.args[0].func) == ["range"]:
+        # a trip count (`_trips2 = len(range(1, n))`): the loop after it raises what it raises
+        return all(_no_effect(a) for a in node.args[0].args) and not node.args[0].keywords
     return False
 
 

@@ -170,8 +170,14 @@ class Tape:
             return []
         trips = self.namer.numbered("_trips")
         self.recorded[id(statement)] = trips
-        counter, first = self._counter(statement)
         code = [nodes.Comment(f"grad of: {self._header(statement)}")]
+        backwards = self._reversed_range(statement)
+        if backwards is not None:  # `for i in range(n - 1, 0, -1)`, as a person writes it
+            self.recomputed.add(trips)  # not kept: the forward sweep's count, if any, is its own
+            loop = gast.For(nodes.clone(statement.target), backwards, body, [], None)
+            loop.s2sad_reversed = statement
+            return code + self.loads.get(id(statement), []) + [loop]
+        counter, first = self._counter(statement)  # may add the loads of its range's start
         code.extend(self.loads.get(id(statement), []))
         if self.region_of[id(statement)] is not None:
             if self._stable_range(statement):
@@ -186,6 +192,24 @@ class Tape:
         loop = gast.For(nodes.name(counter, store=True), backwards, first + body, [], None)
         loop.s2sad_reversed = statement  # counted.py: the trips of `statement`, undone
         return code + [loop]
+
+    def _reversed_range(self, loop):
+        """`range(b - 1, a - 1, -1)` for a `for` over `range(a, b)` (or `range(b)`) of stable
+        bounds that runs to its end, which the backward sweep can run through backwards with
+        the loop's own counter; else None."""
+        if not self._stable_range(loop) or not isinstance(loop.iter, gast.Call) or \
+                nodes.dotted_parts(loop.iter.func) != ["range"] or \
+                not isinstance(loop.target, gast.Name) or \
+                not 1 <= len(loop.iter.args) <= 2 or loop.iter.keywords:
+            return None
+        start, stop = (nodes.constant(0), *loop.iter.args) if len(loop.iter.args) == 1 else \
+            loop.iter.args
+        last = gast.BinOp(nodes.clone(stop), gast.Sub(), nodes.constant(1))
+        if _is_constant(start, 0):
+            before = _minus_one()  # `range(n - 1, -1, -1)`: defer.py knows it by this
+        else:
+            before = gast.BinOp(nodes.clone(start), gast.Sub(), nodes.constant(1))
+        return _call("range", last, before, _minus_one())
 
     def _stable_range(self, loop):
         """A `for` over a range of stable bounds that runs to its end (its trip count can be
