@@ -149,16 +149,16 @@ class Tape:
         code = []
         if not getattr(statement, "s2sad_guard", False):
             code.append(nodes.Comment(f"grad of: {self._header(statement)}"))
+        test = nodes.name(flag)
         if self.region_of[id(statement)] is not None:
             if self.stable_expression(statement.test, statement):
                 self.recomputed.add(flag)  # the backward sweep evaluates the test again
-                code.append(nodes.assign(flag, self.unfoldable(nodes.clone(statement.test))))
+                test = self.unfoldable(nodes.clone(statement.test))
             else:
                 element = "bool" if _is_truth(statement.test) else None
                 stack = self.stack_for(("flag", flag), f"_stack{flag}", element)
                 self._bookkeeping_site(stack, statement, flag)
                 code.append(nodes.assign(flag, pop(stack)))
-        test = nodes.name(flag)
         if not body:
             test, body, orelse = gast.UnaryOp(gast.Not(), test), orelse, []
         return code + [gast.If(test, body, orelse)]
@@ -287,7 +287,7 @@ class Tape:
                 self.forward(statement.orelse, taped)
             flag = self.recorded.get(id(statement)) if taped else None
             test = self.unfoldable(statement.test if taped else nodes.clone(statement.test))
-            if flag is None:
+            if flag is None or flag in self.recomputed:  # no flag: nothing reads it
                 return [gast.If(test, body or [gast.Pass()], orelse)]
             code = [nodes.assign(flag, test)]
             if in_loop and flag not in self.recomputed:
