@@ -116,6 +116,16 @@ def test_a_gradient_is_passed_on_by_its_name_not_through_copies(chain_source):
     assert "dforce" in backward
 
 
+def test_backward_loops_run_their_own_counter_backwards(chain_source):
+    """`for i in range(count - 1, 0, -1)`, not a trip count and a second counter; the branch
+    the backward sweep evaluates again is the test itself, not a flag."""
+    backward = chain_source.split("# ---- backward sweep ----")[1]
+    assert backward.count("for i in range(count - 1, 0, -1):") == 2
+    assert "for t in range(steps - 1, -1, -1):" in backward
+    assert "_trips" not in backward and "_k0" not in backward
+    assert "_branch" not in chain_source and "if i + 1 < count:" in backward
+
+
 def test_a_loop_invariant_value_is_not_kept():
     grad = s2sad.grad(ex.scalar_loop, wrt=(0, 1), jit=True)
     check_gradient(ex.scalar_loop, (0.7, 1.3, 5), (0, 1), jit_fn=grad)
