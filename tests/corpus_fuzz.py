@@ -814,3 +814,25 @@ def f(s):
     return s
 ''',
     args="(0.01,)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_73000045",
+    bug="found by `make fuzz` (chunk seed 73000045): JitMismatch: "
+        "Numba could not compile it: s2sad: Numba could not compile t",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(w):
+    for i in range(0):
+        m0 = np.zeros(2)
+        v1 = w.copy()
+        for e2 in (w, w):
+            v3 = 0.1
+            if v3 > 0.1:
+                return v3
+    return np.sum(w)
+''',
+    args="(np.array([0.0, 0.0]),)", wrt=(0,)))

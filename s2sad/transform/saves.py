@@ -349,17 +349,22 @@ class Saves(Tape):
     def _constant_name(self, name):
         """Whether Numba may see `name` as a constant where a test reads it: its one
         definition is computed from literals, or one outside loops is (`v0 = 0.1` then `v0 =
-        v0 * 2` later: Numba's SSA gives the first value a name of its own, a constant)."""
+        v0 * 2` later: Numba's SSA gives the first value a name of its own, a constant), or all
+        of them are (`v3 = 0.1` in two loops)."""
         key = ("constant", name)
         if key not in self.recorded:
             self.recorded[key] = False  # (a name defined from itself is not constant)
             definitions = self.definitions.get(name, [])
-            if len(definitions) > 1:
-                definitions = [d for d in definitions if self.region_of[id(d)] is None]
-            self.recorded[key] = name not in self.params and any(
-                isinstance(getattr(d, "value", None), (
-                    gast.Constant, gast.Name, gast.Compare, gast.BoolOp, gast.BinOp,
-                    gast.UnaryOp)) and self._constant(d.value) for d in definitions)
+            constant = [isinstance(getattr(d, "value", None), (
+                gast.Constant, gast.Name, gast.Compare, gast.BoolOp, gast.BinOp,
+                gast.UnaryOp)) and self._constant(d.value) for d in definitions]
+            outside = [c for d, c in zip(definitions, constant) if self.region_of[id(d)] is None]
+            if name in self.params or not definitions:
+                self.recorded[key] = False
+            elif len(definitions) == 1:
+                self.recorded[key] = constant[0]
+            else:   # one outside loops, or all of them (`v3 = 0.1` in two loops)
+                self.recorded[key] = any(outside) or all(constant)
         return self.recorded[key]
 
     def stable_expression(self, expression, statement):
