@@ -78,6 +78,17 @@ def total_tangent(z, items):
     d[z] = rt.total(d[items])
 
 
+@adjoint(rt.sigmoid, checks=[check("{f}(x)", x=(4,)), check("{f}(x)", x=()),
+                             check("{f}(x)", x=(2, 3), domain=(-30.0, 30.0))])
+def sigmoid(z, x):
+    d[x] = d[z] * z * (1.0 - z)
+
+
+@tangent(rt.sigmoid)
+def sigmoid_tangent(z, x):
+    d[z] = d[x] * z * (1.0 - z)
+
+
 @adjoint(rt.sinc_grad, checks=[check("{f}(x)", x=()), check("{f}(x)", x=(4,)),
                                check("{f}(x)", x=(2, 3), domain=(-0.5, 0.5))])
 def sinc_grad(z, x):

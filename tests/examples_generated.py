@@ -1,5 +1,7 @@
 """Functions whose generated code tests/test_generated_code.py reads: what a person writing the
 adjoint by hand would keep, and what they would not."""
+import math
+
 import numpy as np
 
 
@@ -200,3 +202,22 @@ def overwrite(x, w):
     for i in range(4):
         x[i % 2] = w * x[i % 2 + 1]
     return np.sum(x * x)
+
+
+def gate(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def gated(w, xs):
+    """A sigmoid spelled out (in a callee, inlined) is read as rt.sigmoid: the backward sweep
+    keeps its result only, not exp(-z) and 1 + exp(-z)."""
+    h = np.zeros(w.shape[0])
+    for t in range(xs.shape[0]):
+        g = gate(w @ h + xs[t])
+        h = 0.9 * g
+    return np.sum(h * h)
+
+
+def scalar_gate(x):
+    """math.exp rounds otherwise than numpy.exp: left as written."""
+    return 1.0 / (1.0 + math.exp(-x)) + 1 / (np.exp(-x) + 1)

@@ -293,3 +293,27 @@ def test_second_derivatives_through_counted_stacks(name):
     v = 1.0 if np.isscalar(args[0]) else rng.normal(size=np.shape(args[0]))
     got = s2sad.hvp(f, wrt=0, jit=False)(*args, v)
     np.testing.assert_allclose(got, _hvp_by_differences(f, args, v), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_sigmoid_spelled_out_keeps_its_result_only(jit):
+    args = (0.5 * RNG.normal(size=(3, 3)), RNG.normal(size=(6, 3)))
+    grad = s2sad.grad(ex.gated, wrt=(0,), jit=jit)
+    check_gradient(ex.gated, args, (0,), **({"jit_fn": grad} if jit else {"py_fn": grad}))
+    forward, backward = grad.source.split("# ---- backward sweep ----")
+    assert "rt.sigmoid(" in forward and "numpy.exp" not in grad.source
+    assert "* (1.0 - " in backward
+    kept = [line for line in forward.splitlines() if "= rt.keep_row(" in line or
+            "= rt.push_entry(" in line or "].append(" in line]
+    assert len(kept) == 2, kept   # the gate's result, and h (whose shape may change)
+
+
+def test_a_sigmoid_of_a_very_negative_number_has_a_zero_gradient_not_nan():
+    grad = s2sad.grad(ex.gate, jit=False)
+    assert grad(-800.0) == 0.0
+
+
+def test_only_numpy_exp_forms_are_read_as_a_sigmoid():
+    grad = s2sad.grad(ex.scalar_gate, wrt=(0,), jit=False)
+    check_gradient(ex.scalar_gate, (0.3,), (0,), py_fn=grad)
+    assert grad.source.count("rt.sigmoid(") == 1 and "math.exp(" in grad.source

@@ -13,7 +13,7 @@ from . import core
 from .dispatch import by_type, compiled_as, generate, is_array, is_scalar, is_tuple, jitable, \
     python_only
 
-__all__ = ["digamma", "polygamma", "sinc_grad", "sinc_deriv", "sum_grads"]
+__all__ = ["digamma", "polygamma", "sigmoid", "sinc_grad", "sinc_deriv", "sum_grads"]
 
 # Coefficients of the asymptotic series psi(x) ~ log(x) - 1/(2x) - sum_k B_2k / (2k x^2k).
 C1, C2, C3, C4, C5, C6 = (1.0 / 12.0, -1.0 / 120.0, 1.0 / 252.0, -1.0 / 240.0, 1.0 / 132.0,
@@ -23,6 +23,14 @@ SINC_SMALL = 1e-4     # below this |x|, sinc_grad uses its Taylor series (no 0/0
 # Bernoulli numbers B_2k, k = 1..8, for the asymptotic series of the polygamma functions.
 BERNOULLI = (1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0,
              7.0 / 6.0, -3617.0 / 510.0)
+
+
+@jitable
+def sigmoid(x):
+    """`1.0 / (1.0 + numpy.exp(-x))`, the very expression: transform/idioms.py writes it so
+    where a function spells it out, for the derivative its templates give, `dz * z * (1 - z)`,
+    which reads only the result."""
+    return 1.0 / (1.0 + np.exp(-x))
 
 
 def elementwise(scalar):

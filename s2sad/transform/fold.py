@@ -62,7 +62,7 @@ _NUMPY = {"sum": 2, "prod": 2, "mean": 2, "dot": 2, "vdot": 2, "inner": 2, "oute
           "matmul": 2, "trace": 2, "transpose": 2, "ravel": 2, "diag": 2, "amax": 2, "amin": 2,
           "max": 2, "min": 2, "where": 3}
 _LINALG = frozenset({"norm", "det", "inv", "solve"})
-_RT = frozenset({"unbroadcast", "unreduce", "zeros_like", "broadcast_like", "reduce_sum",
+_RT = frozenset({"unbroadcast", "unreduce", "zeros_like", "broadcast_like", "reduce_sum", "sigmoid",
                  "reshape_like", "matmul_grad_a", "matmul_grad_b"})
 _BUILTINS = frozenset({"len", "float", "int", "abs"})
 # calls that change no existing value, though not moved: copies and new arrays

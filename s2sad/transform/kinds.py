@@ -26,6 +26,13 @@ FULL_REDUCTIONS = {numpy.sum, numpy.mean, numpy.prod, numpy.max, numpy.min, nump
 SAME_RANK = {numpy.copy, numpy.transpose, numpy.ascontiguousarray, numpy.negative, rt.saved,
              rt.copy}
 ALLOCATORS = {numpy.zeros, numpy.ones, numpy.empty}
+# rt's helpers that act element by element like a ufunc (idioms.py writes them)
+ELEMENTWISE_HELPERS = {rt.sigmoid}
+
+
+def is_elementwise(ref):
+    """Whether a call of `ref` acts element by element: a plain ufunc, or such a helper."""
+    return isinstance(ref, numpy.ufunc) or ref in ELEMENTWISE_HELPERS
 
 
 def mark(statements, scalars, ints, ranks=(), results=None):
@@ -125,7 +132,7 @@ def _shape_class(value, scalars, shapes):
     elif isinstance(value, gast.BinOp) and not isinstance(value.op, gast.MatMult):
         operands = [value.left, value.right]
     elif isinstance(value, gast.Call) and not value.keywords and value.args and (
-            isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or
+            is_elementwise(getattr(value, "s2sad_ref", None)) or
             getattr(value, "s2sad_ref", None) in SAME_RANK):
         operands = value.args
     else:
@@ -201,7 +208,7 @@ def known(value, scalars, ints):
     if isinstance(value, gast.Call):
         head = (nodes.dotted_parts(value.func) or [None])[0]
         integer = head in ("int", "len")
-        elementwise = isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or \
+        elementwise = is_elementwise(getattr(value, "s2sad_ref", None)) or \
             getattr(value, "s2sad_ref", None) in (abs, min, max, round)
         scalar_args = bool(value.args) and not value.keywords and \
             all(is_scalar(a, scalars) for a in value.args)
@@ -262,7 +269,7 @@ def rank_of(value, scalars, ints, ranks):
                 return len(shape.elts)
         args = [of(a) for a in value.args]
         if not value.keywords and args and None not in args:
-            if isinstance(ref, numpy.ufunc) or (ref in SAME_RANK and len(args) == 1):
+            if is_elementwise(ref) or (ref in SAME_RANK and len(args) == 1):
                 return max(args)
         return result_ranks.of_call(ref, value, of,
                                     lambda atom: _is_one_int(atom, scalars, ints))

@@ -92,7 +92,7 @@ class LoopShapes:
                     [k.arg for k in node.keywords] == ["axis"] and \
                     self._invariant(node.keywords[0].value):
                 return self._value(node.args[0], statement)  # along an axis that stays
-            elementwise = isinstance(ref, numpy.ufunc) or ref in kinds.SAME_RANK or \
+            elementwise = kinds.is_elementwise(ref) or ref in kinds.SAME_RANK or \
                 ref in SHAPED_BY_ARGUMENTS
             return elementwise and not node.keywords and \
                 all(self._value(a, statement) for a in node.args)

@@ -34,6 +34,7 @@ from . import (
     exits,
     fence,
     forward,
+    idioms,
     index,
     inline,
     nodes,
@@ -219,6 +220,7 @@ def _prepare(func, kinds=NO_KINDS):
         problems.sort(key=lambda d: (d.where.line, d.where.col))
         raise UnsupportedError(problems)
     callees = inline.inline(source, resolution.callees)
+    idioms.rewrite(source.tree)
     inputs = [name for name, _ in constants.inputs(func)]
     copies = constants.attach(source, inputs, {f: [n for n, _ in constants.inputs(f)]
                                                for f in callees.values()})

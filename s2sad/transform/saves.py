@@ -20,7 +20,6 @@ backward sweep.
 import collections
 
 import gast
-import numpy
 
 from . import activity, callee_writes, checkpoint, kinds, nodes, normalize
 from .tape import Tape, children, is_loop, kept_rank, pop, push, walk
@@ -415,8 +414,8 @@ class Saves(Tape):
             return True
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             return value.value.id in self.written  # copied when kept (`_forward_one`)
-        return isinstance(value, gast.Call) and isinstance(
-            getattr(value, "s2sad_ref", None), numpy.ufunc) and not value.keywords
+        return isinstance(value, gast.Call) and kinds.is_elementwise(
+            getattr(value, "s2sad_ref", None)) and not value.keywords
 
     def _only_computes_from(self, name, statement):
         """`statement` reads `name` only as an operand of arithmetic, a ufunc or a reduction."""
@@ -426,7 +425,7 @@ class Saves(Tape):
         if isinstance(value, (gast.BinOp, gast.UnaryOp)):
             return True
         return isinstance(value, gast.Call) and (
-            isinstance(getattr(value, "s2sad_ref", None), numpy.ufunc) or
+            kinds.is_elementwise(getattr(value, "s2sad_ref", None)) or
             kinds.full_reduction(value))
 
     def _keep(self, statement, region, key, name, kept, put_back, forward, backward):
