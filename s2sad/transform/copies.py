@@ -29,7 +29,7 @@ def propagate(function):
         if isinstance(node, gast.Name):
             table = loads if isinstance(node.ctx, gast.Load) else stores
             table.setdefault(node.id, []).append(node)
-    for statements in _statement_lists(function):
+    for statements in nodes.statement_lists(function):
         for index, statement in enumerate(statements):
             copy = _copy(statement)
             if copy is None or len(stores.get(copy[0], ())) != 1:
@@ -46,7 +46,7 @@ def propagate(function):
             made = span[-1]     # `x = t`, now `x = x`, goes (not a user's own `s = s`)
             if _self_copy(made):
                 dropped.add(id(made))
-    for statements in _statement_lists(function):
+    for statements in nodes.statement_lists(function):
         if any(id(s) in dropped for s in statements):
             statements[:] = [s for s in statements if id(s) not in dropped]
             if all(isinstance(s, nodes.Comment) for s in statements):
@@ -95,12 +95,3 @@ def _self_copy(statement):
         isinstance(statement.targets[0], gast.Name) and \
         isinstance(statement.value, gast.Name) and \
         statement.targets[0].id == statement.value.id
-
-
-def _statement_lists(node):
-    for child in nodes.walk(node):
-        for field in ("body", "orelse", "finalbody"):
-            statements = getattr(child, field, None)
-            if isinstance(statements, list) and statements and \
-                    isinstance(statements[0], gast.stmt):
-                yield statements

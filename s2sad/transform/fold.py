@@ -387,7 +387,7 @@ def _local_reads(function, uses):
     and those reads are all the name's reads (none reaches a read elsewhere, such as the next
     iteration of a loop). One pass over each statement list."""
     found, counted, definitions = {}, {}, {}
-    for statements in _statement_lists(function):
+    for statements in nodes.statement_lists(function):
         open_reads = {}  # name -> (its assignment in this list, the reads seen since)
 
         def close(name):
@@ -431,15 +431,6 @@ def _temporaries_in(statement):
     return loads, stores
 
 
-def _statement_lists(node):
-    for field in ("body", "orelse", "finalbody"):
-        statements = getattr(node, field, None)
-        if isinstance(statements, list) and statements and isinstance(statements[0], gast.stmt):
-            yield statements
-            for statement in statements:
-                yield from _statement_lists(statement)
-    for handler in getattr(node, "handlers", ()):
-        yield from _statement_lists(handler)
 
 
 def _put(parent, field, position, node):

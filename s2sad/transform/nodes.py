@@ -108,3 +108,16 @@ def fresh(prefix, taken):
         k += 1
     taken.add(f"{prefix}{k}")
     return f"{prefix}{k}"
+
+
+def statement_lists(node):
+    """Every non-empty statement list under `node` (bodies, `else`s, `finally`s, handlers),
+    each before the lists nested in it."""
+    for field in ("body", "orelse", "finalbody"):
+        statements = getattr(node, field, None)
+        if isinstance(statements, list) and statements and isinstance(statements[0], gast.stmt):
+            yield statements
+            for statement in statements:
+                yield from statement_lists(statement)
+    for handler in getattr(node, "handlers", ()):
+        yield from statement_lists(handler)

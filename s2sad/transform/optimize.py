@@ -54,7 +54,7 @@ def _drop_idle_counters(function):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
                         not isinstance(node, gast.stmt):
                     counters.discard(node.id)
-    for statements in _statement_lists(function):
+    for statements in nodes.statement_lists(function):
         keep = [s for s in statements if _counter_statement(s) not in counters]
         if len(keep) != len(statements):
             statements[:] = keep or [gast.Pass()]
@@ -80,7 +80,7 @@ def _drop_dead_temporaries(function):
         read = {n.id for n in nodes.walk(function) if isinstance(n, gast.Name) and
                 isinstance(n.ctx, gast.Load)}
         dropped = False
-        for statements in _statement_lists(function):
+        for statements in nodes.statement_lists(function):
             keep = [s for s in statements if not _dead(s, read)]
             if len(keep) != len(statements):
                 statements[:] = keep
@@ -130,7 +130,7 @@ def _drop_unread_stacks(function):
     read = {n.id for s in body[start:] for n in nodes.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     own, pops = {}, {}  # stack -> ids of the statements that only handle it; its pops
-    for statements in _statement_lists(function):
+    for statements in nodes.statement_lists(function):
         for statement in statements:
             stack, popped = _stack_statement(statement)
             if stack is not None:
@@ -138,7 +138,7 @@ def _drop_unread_stacks(function):
                 if popped is not None:
                     pops.setdefault(stack, []).append((statement, popped))
     used = set()  # stacks read anywhere else
-    for statements in _statement_lists(function):
+    for statements in nodes.statement_lists(function):
         for statement in statements:
             if _stack_statement(statement)[0] is None:
                 used |= {n.id for n in nodes.walk(statement) if isinstance(n, gast.Name) and
@@ -151,7 +151,7 @@ def _drop_unread_stacks(function):
     if not dead:
         return False
     gone = set().union(*(own[stack] for stack in dead))
-    for statements in _statement_lists(function):
+    for statements in nodes.statement_lists(function):
         if any(id(s) in gone for s in statements):
             statements[:] = [s for s in statements if id(s) not in gone] or [gast.Pass()]
     return True
@@ -338,7 +338,7 @@ def _sharing(function, array):
     names, changed = {array}, True
     while changed:
         changed = False
-        for statements in _statement_lists(function):
+        for statements in nodes.statement_lists(function):
             for index, statement in enumerate(statements):
                 made = _views_made(statement, statements[index + 1:index + 2], names)
                 if made is None:
@@ -375,13 +375,6 @@ def _views_made(statement, following, names):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
-def _statement_lists(node):
-    for field in ("body", "orelse"):
-        statements = getattr(node, field, None)
-        if isinstance(statements, list):
-            yield statements
-            for statement in statements:
-                yield from _statement_lists(statement)
 
 
 def _is_copy(value):
