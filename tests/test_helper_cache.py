@@ -1,6 +1,7 @@
 """rt's helpers are compiled once and loaded from Numba's disk cache by later processes
 (s2sad/runtime/numba_cache.py): stamped with the whole runtime package, kept apart per Numba
-setting, and possible for helpers generated from source lines."""
+setting, and possible for helpers generated from source lines. BLAS is loaded without the rest
+of scipy.linalg (blas_modules.py)."""
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ from s2sad.runtime.buffers import keep_row
 
 PROBE = '''
 import json
+import sys
 import numpy as np
 from numba.core import compiler
 
@@ -37,7 +39,9 @@ gradient = s2sad.grad(loss, wrt=0)
 value = gradient(np.linspace(0.1, 0.5, 3), np.ones((4, 3)))
 assert "rt.extremum_grad" in gradient.source and "rt.matmul_grad_b" in gradient.source
 print(json.dumps({"compiled": [name for name in compiled if name.startswith("s2sad.runtime")],
-                  "gradient": np.ravel(value).tolist()}))
+                  "gradient": np.ravel(value).tolist(),
+                  "imported": [m for m in ("scipy.linalg", "scipy.linalg.cython_blas")
+                               if m in sys.modules]}))
 '''
 
 # Numba's own implementations s2sad swaps in for cheaper error messages (dispatch.py): Numba
@@ -66,6 +70,8 @@ def test_a_second_process_loads_the_helpers_and_another_opt_level_compiles_its_o
     unoptimised = run_probe(tmp_path, "third", NUMBA_OPT="0")
     assert set(unoptimised["compiled"]) - NUMBAS_OWN, "NUMBA_OPT=0 code must not serve O3"
     assert first["gradient"] == second["gradient"] == unoptimised["gradient"]
+    # the matrix product found BLAS without the package scipy.linalg (blas_modules.py)
+    assert first["imported"] == second["imported"] == ["scipy.linalg.cython_blas"]
 
 
 def cache_for(func):
@@ -92,3 +98,20 @@ def test_functions_outside_the_runtime_keep_numbas_own_cache():
         return x
 
     assert type(cache_for(user_function)).__name__ == "FunctionCache"
+
+
+def test_scipy_linalg_imported_after_blas_alone_is_whole():
+    script = ("import sys, numpy as np\n"
+              "from s2sad.runtime import blas_modules\n"
+              "blas_modules.load_alone()\n"
+              "loaded = sys.modules['scipy.linalg.cython_blas']\n"
+              "assert 'scipy.linalg' not in sys.modules\n"
+              "import scipy.linalg\n"
+              "from scipy.linalg import cython_blas\n"
+              "assert cython_blas is loaded and '__pyx_capi__' in vars(cython_blas)\n"
+              "a = np.arange(4.0).reshape(2, 2)\n"
+              "assert np.allclose(scipy.linalg.inv(a) @ a, np.eye(2))\n"
+              "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr[-3000:]

@@ -50,6 +50,8 @@ import sys
 
 import numpy as np
 
+from . import blas_modules
+
 _JITABLE = []          # plain functions Numba must be able to call
 _BY_TYPE = []          # (python function, dispatch, options)
 _COMPILED_AS = []      # (NumPy function Python runs, loop Numba compiles in its place)
@@ -148,6 +150,7 @@ def install():
     for func, loop in _COMPILED_AS:
         _register_compiled_as(func, loop)
     _import_arraymath_without_scipy()
+    blas_modules.load_alone()   # BLAS and LAPACK for Numba without the rest of scipy.linalg
     _cheaper_error_messages()
 
 
@@ -156,8 +159,8 @@ def _import_arraymath_without_scipy():
     check it runs at import, which imports scipy.linalg: 0.24 s, most of what a second process
     spent getting a gradient without a matrix product. The check only tells np.correlate and
     np.convolve whether BLAS is there; with scipy installed (s2sad depends on it) the answer is
-    yes, so the check is answered instead of run. A matrix product still imports scipy.linalg
-    when Numba compiles it or when its code first runs."""
+    yes, so the check is answered instead of run. A matrix product finds the BLAS module that
+    blas_modules.py loads."""
     if "numba.np.arraymath" in sys.modules or importlib.util.find_spec("scipy") is None:
         return      # already imported, or let Numba find out that BLAS is missing
     try:
