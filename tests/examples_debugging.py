@@ -15,9 +15,17 @@ def forward_fails(x, k):
     return x[k] * 2.0
 
 
+def fails_past_a_branch(x):
+    """Not small (a second `return`): a call with its own generated file, not inlined."""
+    if x > 1e300:
+        return x
+    root = math.sqrt(x)
+    return 3.0 * root
+
+
 def calls_failing_helper(x):
     z = x * x
-    return backward_fails(z) + z
+    return fails_past_a_branch(z) + z
 
 
 def pdb_target(x, w):

@@ -221,3 +221,40 @@ def gated(w, xs):
 def scalar_gate(x):
     """math.exp rounds otherwise than numpy.exp: left as written."""
     return 1.0 / (1.0 + math.exp(-x)) + 1 / (np.exp(-x) + 1)
+
+
+def bump(x):
+    return x * np.sin(x)
+
+
+def scaled(w, x):
+    """Calls `bump` inside an expression, and through `predicted` (which calls it too)."""
+    return bump(np.dot(x, w)) * 2.0
+
+
+def calls_in_expressions(w, x, y):
+    """Small callees called inside expressions, in a loop, and nested (`scaled` calls `bump`):
+    all inlined; `branchy` after a call that is not inlined, or in an `and`, stays a call."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + bump(w[i]) * y[i]
+    p = scaled(w, x)
+    if total > 0.0 and branchy(total) > 0.0:
+        total = total * 1.5
+    return np.sum((p - y) ** 2) + total + branchy(total) * bump(total)
+
+
+def squares(w):
+    """`w * w` and `m * m`: the rule's two terms, `d * w + d * w`, are one doubled product."""
+    m = np.outer(w, w)
+    return np.sum(w * w) + np.sum(np.sum(m * m, axis=1))
+
+
+def shared_slice(v, rows):
+    """One slice read twice in a statement (`v[1:] * v[1:]`): one temporary, a doubled product;
+    and log-sum-exp of each row, whose peak takes `-numpy.sum(...)` of what went to the row."""
+    total = 0.0
+    for r in range(rows.shape[0]):
+        peak = np.max(rows[r])
+        total = total + peak + np.log(np.sum(np.exp(rows[r] - peak)))
+    return np.sum(v[1:] * v[1:]) + total

@@ -122,9 +122,9 @@ def test_error_in_a_callee_names_the_callee_file():
         df(0.0)
     (note,) = s2sad_notes(info.value)
     assert os.path.basename(df.path) not in note
-    assert "backward_fails__d_x__" in note
-    assert note.endswith(f"{SOURCE_FILE}:{original_line('y = math.sqrt(x)')}\n"
-                         "    y = math.sqrt(x)")
+    assert "fails_past_a_branch__d_x__" in note
+    assert note.endswith(f"{SOURCE_FILE}:{original_line('root = math.sqrt(x)')}\n"
+                         "    root = math.sqrt(x)")
 
 
 def test_annotate_adds_one_note_and_never_raises(backward_python):

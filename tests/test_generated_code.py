@@ -39,8 +39,9 @@ def test_a_loop_nest_keeps_its_values_in_preallocated_arrays(chain_source):
 @pytest.mark.parametrize("jit", [True, False])
 def test_numbers_kept_in_a_nest_of_changing_bounds_or_a_while_need_no_list(jit):
     """A triangular nest (`range(j + 1, n)`, with a branch inside) and a data-dependent `while`
-    keep their numbers, trip counts, range starts and branch flags on arrays indexed by a count
-    of the loop's trips (`rt.push`), not on lists."""
+    keep their numbers, trip counts and branch flags on arrays indexed by a count of the loop's
+    trips (`rt.push`), not on lists; the inner range runs again backwards from the outer
+    counter."""
     grad = s2sad.grad(ex.triangle, wrt=(0, 1), jit=jit)
     for seed in range(3):
         rng = np.random.default_rng(seed)
@@ -50,10 +51,9 @@ def test_numbers_kept_in_a_nest_of_changing_bounds_or_a_while_need_no_list(jit):
     assert "= []" not in source and ".append(" not in source and ".pop()" not in source
     for kept in ("_stack_acc", "_stack_acc_1", "_stack_branch0"):  # once per inner trip
         assert f"{kept} = rt.push({kept}, _n0, " in source and f"= {kept}[_n0]" in source
-    # the inner loop's start and trip count, once per trip of the outer one: preallocated
-    assert "_stack_start0 = numpy.empty(_trips1, numpy.int64)" in source
-    assert "_stack_start0[j] = _start0" in source and "_start0 = _stack_start0[j]" in source
-    assert "_stack_trips0[j] = _trips0" in source
+    # the inner loop's bounds are computed again from the outer counter, not kept
+    assert "for i in range(n - 1, j, -1):" in source
+    assert "_stack_start" not in source and "_stack_trips" not in source
     assert "_stack_branch0 = numpy.empty(0, numpy.bool_)" in source
     assert "_stack_acc = numpy.empty(0)" in source
     halving = s2sad.grad(ex.halving, wrt=(0, 1), jit=jit)
@@ -318,3 +318,69 @@ def test_only_numpy_exp_forms_are_read_as_a_sigmoid():
     grad = s2sad.grad(ex.scalar_gate, wrt=(0,), jit=False)
     check_gradient(ex.scalar_gate, (0.3,), (0,), py_fn=grad)
     assert grad.source.count("rt.sigmoid(") == 1 and "math.exp(" in grad.source
+
+
+@pytest.fixture(scope="module")
+def expression_calls():
+    args = (RNG.normal(size=3), RNG.normal(size=(3, 3)), RNG.normal(size=3))
+    return args, {jit: s2sad.grad(ex.calls_in_expressions, wrt=(0, 1), jit=jit)
+                  for jit in (True, False)}
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_small_callees_inside_expressions_and_nested_are_inlined(expression_calls, jit):
+    """Issue 18, calls: the callee's forward sweep runs once, in the caller's."""
+    args, grads = expression_calls
+    check_gradient(ex.calls_in_expressions, args, (0, 1), jit_fn=grads[jit])
+    source = grads[jit].source
+    header = source.split("def dcalls_in_expressions")[0]
+    assert "scaled" not in header      # no file of its own
+    # `bump(w[i]) * y[i]` -> its own statement, then the caller's expression
+    assert "bump_value = bump_x * " in source and "total = total + bump_value * y[i]" in source
+    # `scaled` calls `bump` inside an expression too: both put in place
+    assert "scaled_bump_value = scaled_bump_x * " in source and "p = scaled_bump_value * 2.0" \
+        in source
+    # `branchy` is not small: it stays a call, in `and` too, and `bump(total)`, called after
+    # it, stays where Python evaluates it, a call too
+    assert "dbranchy = rt.load(" in header and "if total > 0.0 and branchy(total) > 0.0:" in source
+    assert "= bump(total)" in source and "dbump = rt.load(" in header
+
+
+def test_one_comment_per_source_statement_of_an_inlined_call(expression_calls):
+    source = expression_calls[1][True].source
+    forward = source.split("---- backward sweep ----")[0]
+    assert forward.count("# total = total + bump(w[i]) * y[i]") == 1
+    assert source.count("# grad of: total = total + bump(w[i]) * y[i]") == 1
+
+
+def test_a_value_recomputed_for_two_blocks_in_a_row_is_computed_once(expression_calls):
+    backward = expression_calls[1][True].source.split("---- backward sweep ----")[1]
+    lines = [line.strip() for line in backward.splitlines() if line.strip()]
+    assert len(lines) == len(set(lines)) or all(
+        a != b for a, b in zip(lines, lines[1:])), backward
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_square_passes_twice_its_product_on(jit):
+    grad = s2sad.grad(ex.squares, wrt=(0,), jit=jit)
+    check_gradient(ex.squares, (np.linspace(-0.9, 0.9, 4),), (0,), jit_fn=grad)
+    assert "dw = 2 * (" in grad.source and "dm = 2 * (" in grad.source, grad.source
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_slice_read_twice_in_a_statement_is_read_once(jit):
+    args = (RNG.normal(size=5), RNG.normal(size=(4, 3)))
+    grad = s2sad.grad(ex.shared_slice, wrt=(0, 1), jit=jit)
+    check_gradient(ex.shared_slice, args, (0, 1), jit_fn=grad)
+    source = grad.source
+    assert "dv[1:] += 2 * (" in source, source
+    assert "rt.unbroadcast" not in source and "numpy.sum(-" not in source
+    assert "-numpy.sum(" in source
+
+
+def test_a_value_put_back_that_nothing_reads_later_is_not_kept(expression_calls):
+    """`total` is put back in the backward loop only if a block run after it reads it: none
+    does (its reads come after the loop in the forward sweep, so before it backwards)."""
+    source = expression_calls[1][True].source
+    assert "_stack_total" not in source
+    assert "total = _stack" not in source

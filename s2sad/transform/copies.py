@@ -14,7 +14,13 @@ read the same thing as `x` as long as `x` is not bound again before the last of 
 all this checks: `t` is one of the transformer's temporaries, assigned once in the function, all
 its reads come after the copy in the same statement list, and no statement up to its last read
 binds `x` (the last one may: it reads `t` before it binds).
+
+An assignment that repeats one a few statements before it, with nothing between them binding or
+writing into what it reads, goes too (`drop_repeats`): the backward sweep recomputes a value
+for each block that reads it (`xi = x[i]` before each), and blocks that follow each other need
+it once.
 """
+
 import gast
 
 from . import nodes
@@ -95,3 +101,57 @@ def _self_copy(statement):
         isinstance(statement.targets[0], gast.Name) and \
         isinstance(statement.value, gast.Name) and \
         statement.targets[0].id == statement.value.id
+
+
+def drop_repeats(function):
+    """Drop `n = E` where the same `n = E` came before it in its statement list and the
+    statements between are assignments that neither bind `n` or a name E reads, nor write into
+    an array E reads; E reads names, elements and attributes only (no call)."""
+    for statements in nodes.statement_lists(function):
+        seen = {}       # ast.dump of a repeatable assignment -> the names it depends on
+        keep = []
+        for statement in statements:
+            key = _repeatable(statement)
+            if key is not None and key[0] in seen:
+                continue
+            if not isinstance(statement, (gast.Assign, gast.AugAssign, nodes.Comment)) or \
+                    any(isinstance(n, gast.Call) and (nodes.dotted_parts(n.func) or [""])[0]
+                        not in ("numpy", "math", "rt") for n in nodes.walk(statement)):
+                seen = {}   # a branch, a loop, a call of a generated function: start again
+            else:
+                changed = {n.id for t in _targets(statement) for n in nodes.walk(t)
+                           if isinstance(n, gast.Name)}
+                seen = {k: names for k, names in seen.items() if not names & changed}
+            if key is not None:
+                seen[key[0]] = key[1]
+            keep.append(statement)
+        statements[:] = keep
+
+
+def _repeatable(statement):
+    """(dump, names it depends on) of `n = E` with E free of calls and of n, else None."""
+    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
+            isinstance(statement.targets[0], gast.Name)):
+        return None
+    value, target = statement.value, statement.targets[0].id
+    inside = list(nodes.walk(value))
+    if any(isinstance(n, (gast.Call, gast.Lambda, gast.NamedExpr)) or
+           isinstance(n, gast.expr) and not isinstance(n, _PLAIN) for n in inside):
+        return None
+    names = {n.id for n in inside if isinstance(n, gast.Name)}
+    if target in names:
+        return None
+    return gast.dump(statement), names | {target}
+
+
+_PLAIN = (gast.Name, gast.Constant, gast.Subscript, gast.Attribute, gast.BinOp, gast.UnaryOp,
+          gast.Tuple, gast.Slice, gast.Compare)
+
+
+def _targets(statement):
+    """What an assignment binds or writes into: its targets (the array of an element)."""
+    if isinstance(statement, gast.Assign):
+        return statement.targets
+    if isinstance(statement, gast.AugAssign):
+        return [statement.target]
+    return []

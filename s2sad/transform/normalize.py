@@ -5,7 +5,9 @@ Every statement becomes `name = <one operation on atoms>`, `array[index atoms] =
 stay whole: they carry no gradient). An atom is a name, a literal or a tuple of atoms;
 `a if c else b` becomes an `if`, and `for row in A:` a loop over `range(len(A))`. Each new
 statement remembers the user statement it came from (`s2sad_origin`), for comments and error
-locations.
+locations. An element or slice read twice in one statement is one temporary (`icf[k, d:] *
+icf[k, d:]` is `_t1 * _t1`, whose rule is a doubled product), unless the statement calls a
+function of yours, which might write into the array between the reads, or writes into it.
 
     z = np.sin(x * w)                  _t0 = x * w
     x += z                      -->    z = numpy.sin(_t0)
@@ -66,6 +68,9 @@ class _Normalizer:
         self.namer = namer
         self.out = []
         self.origin = None
+        self.reads = None   # this statement's element reads: gast.dump -> temporary
+        self.written = set()    # the arrays it writes into: their reads stay apart (optimize.py
+        # keeps the gradient of `y[i] = y[i] + c * y[i]`'s first read in place)
 
     def run(self):
         return self.block(self.source.tree.body)
@@ -76,6 +81,9 @@ class _Normalizer:
         self.out = []
         for statement in statements:
             self.origin = getattr(statement, "s2sad_origin", statement)
+            self.reads = None if any(getattr(n, "s2sad_user", False)
+                                     for n in nodes.walk(statement)) else {}
+            self.written = _written_arrays(statement)
             self._statement(statement)
         out, self.out, self.origin = self.out, outer, outer_origin
         return out
@@ -291,9 +299,15 @@ class _Normalizer:
                 why="s2sad keeps each element of a list in a variable of its own; a list "
                     "returned or passed on would be a container at run time",
                 fix="use a tuple, or numpy.stack([...]) to build an array")])
+        key = gast.dump(node) if self.reads is not None and _plain_read(node) and \
+            node.value.id not in self.written else None
+        if key is not None and key in self.reads:
+            return _load(self.reads[key])
         operation = self.operation(node)  # inner temporaries first: numbers follow execution
         temp = self.namer.numbered("_t")
         self.assign(temp, operation)
+        if key is not None:
+            self.reads[key] = temp
         return _load(temp)
 
     def _choice(self, node):
@@ -301,10 +315,11 @@ class _Normalizer:
         temp = self.namer.numbered("_t")
         branches = []
         for side in (node.body, node.orelse):
-            outer, self.out = self.out, []
+            outer, self.out, reads = self.out, [], self.reads
+            self.reads = None if reads is None else dict(reads)  # one side's are not the other's
             self.assign(temp, self.atom(side))
             branches.append(self.out)
-            self.out = outer
+            self.out, self.reads = outer, reads
         self.emit(gast.If(node.test, *branches))
         return _load(temp)
 
@@ -377,3 +392,23 @@ def _builtin_call(name, function, args):
 
 def _load(name):
     return gast.Name(name, gast.Load(), None, None)
+
+
+def _plain_read(node):
+    """`a[i, 1:n]`: an element or slice of a name at an index of names and literals."""
+    if not (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)):
+        return False
+    parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+    bounds = [b for p in parts for b in ((p.lower, p.upper, p.step)
+                                         if isinstance(p, gast.Slice) else (p,))]
+    return all(b is None or isinstance(b, (gast.Name, gast.Constant)) or
+               isinstance(b, gast.UnaryOp) and isinstance(b.operand, gast.Constant)
+               for b in bounds)
+
+
+def _written_arrays(statement):
+    """The names of the arrays a simple statement writes elements of."""
+    targets = statement.targets if isinstance(statement, gast.Assign) else \
+        [statement.target] if isinstance(statement, gast.AugAssign) else []
+    return {t.value.id for t in targets
+            if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)}

@@ -2,8 +2,8 @@
 
 Filling `d[x] = d[z] * y * x ** (y - 1)` with `y = 2` gives `dz * 2 * x ** (2 - 1)`; folding the
 literal arithmetic gives `dz * 2 * x`. Only rewrites that are exact in floating point are made
-(`e ** 1 -> e`, `e * 1 -> e`, literal arithmetic on ints); nothing is reordered. A template
-reading one element of a tuple result's adjoint gets that element:
+(`e ** 1 -> e`, `e * 1 -> e`, literal arithmetic on ints; exact.py's after folding); nothing
+is reordered. A template reading one element of a tuple result's adjoint gets that element:
 
     dx = d_t0 * 2 * x ** (2 - 1)                        -->  dx = d_t0 * 2 * x
     d_t5 = rt.logdet_grad((rt.zeros_like(sign), dlogdet)[1], _t5)  -->  ...(dlogdet, _t5)
@@ -11,7 +11,7 @@ reading one element of a tuple result's adjoint gets that element:
 import gast
 
 from . import nodes
-from . import copies, counted, fold
+from . import copies, counted, exact, fold, liveness
 from .nodes import Comment, dotted_parts
 
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
@@ -29,16 +29,19 @@ def tidy(function):
     _keep_in_place(function, function, {})
     _spread_names_once(function, shapes)
     function = fold.fold(function, owners)
+    function = exact.after_folding(function)
     for node in nodes.walk(function):  # what folding brought together
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
             _spread_once(node, shapes)
         elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
                 _whole_spread(node.value):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
+    liveness.drop_dead_put_backs(function)
     if _drop_unread_stacks(function):
         _drop_idle_counters(function)
         function = fold.fold(function, owners)  # what kept them may fold now
     copies.propagate(function)
+    copies.drop_repeats(function)
     _drop_dead_temporaries(function)
     return function
 
@@ -145,9 +148,9 @@ def _drop_unread_stacks(function):
                          n.id in own and not isinstance(statement, (gast.If, gast.For,
                                                                     gast.While))}
     overwritten = _Overwritten(function)
-    dead = {stack for stack, found in pops.items() if stack not in used and
+    dead = {stack for stack in own if stack not in used and  # no pop left: dead too
             all(popped not in read or overwritten(statement, popped)
-                for statement, popped in found)}
+                for statement, popped in pops.get(stack, ()))}
     if not dead:
         return False
     gone = set().union(*(own[stack] for stack in dead))

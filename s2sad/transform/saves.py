@@ -224,10 +224,12 @@ class Saves(Tape):
                 value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript))) \
                 or not isinstance(statement.targets[0], gast.Name):
             return None
-        if not isinstance(value, gast.Subscript) and not cheap_call and kinds.rank_of(
-                value, statement.s2sad_scalars, statement.s2sad_ints,
-                getattr(statement, "s2sad_ranks", {})) != 0:
-            return None  # arithmetic on arrays: recomputing costs as much as keeping a copy
+        arrays = not isinstance(value, gast.Subscript) and not cheap_call and kinds.rank_of(
+            value, statement.s2sad_scalars, statement.s2sad_ints,
+            getattr(statement, "s2sad_ranks", {})) != 0
+        if arrays and not isinstance(value, (gast.BinOp, gast.UnaryOp)) or \
+                isinstance(getattr(value, "op", None), gast.MatMult):
+            return None
         code = []
         for operand in sorted(activity.names_read(value)):
             if self._stable(operand, statement) or \
@@ -237,6 +239,9 @@ class Saves(Tape):
             if before is None:
                 return None
             code += [s for s in before if s not in code]
+        if arrays and not all(isinstance(s.value, gast.Subscript) for s in code):
+            return None  # arithmetic on arrays: one pass either way, recomputed or copied, but
+            # not more (`x - means[k]` is recomputed, without the memory of a kept copy)
         return code + [nodes.assign(name, nodes.clone(value))]
 
     def _stable(self, name, statement):
@@ -364,6 +369,28 @@ class Saves(Tape):
                 self.recorded[key] = constant[0]
             else:   # one outside loops, or all of them (`v3 = 0.1` in two loops)
                 self.recorded[key] = any(outside) or all(constant)
+        return self.recorded[key]
+
+    def bound_recomputation(self, loop):
+        """`_t4 = j + 1` for `for i in range(_t4, d)` in a loop over j: the names of a `for`
+        loop's range that are not stable, computed again from stable ones (`_recomputation`)
+        where the backward loop starts, so that it runs the range again instead of keeping the
+        range's start and trip count at each trip of the loops around. None if some name is
+        neither stable nor so computed, or all are stable."""
+        if not isinstance(loop, gast.For) or self.region_of.get(id(loop)) is None:
+            return None
+        key = ("bounds again", id(loop))
+        if key not in self.recorded:
+            code = []
+            for name in sorted(activity.names_read(loop.iter)):
+                if self._stable(name, loop):
+                    continue
+                again = self._recomputation(name, self.region_of[id(loop)], [loop])
+                if again is None:
+                    code = None
+                    break
+                code += [s for s in again if s not in code]
+            self.recorded[key] = code or None
         return self.recorded[key]
 
     def stable_expression(self, expression, statement):

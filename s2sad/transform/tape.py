@@ -171,7 +171,8 @@ class Tape:
         trips = self.namer.numbered("_trips")
         self.recorded[id(statement)] = trips
         code = [nodes.Comment(f"grad of: {self._header(statement)}")]
-        backwards = self._reversed_range(statement)
+        bounds_again = [nodes.clone(s) for s in self.bound_recomputation(statement) or ()]
+        backwards = self._reversed_range(statement, _values(bounds_again))
         if backwards is not None:  # `for i in range(n - 1, 0, -1)`, as a person writes it
             self.recomputed.add(trips)  # not kept: the forward sweep's count, if any, is its own
             loop = gast.For(nodes.clone(statement.target), backwards, body, [], None)
@@ -182,6 +183,7 @@ class Tape:
         if self.region_of[id(statement)] is not None:
             if self._stable_range(statement):
                 self.recomputed.add(trips)  # the backward sweep counts the range again
+                code.extend(bounds_again)
                 code.append(nodes.assign(trips, _call("len", nodes.clone(statement.iter))))
             else:
                 code.append(self.pop_count(("trips", trips), trips, statement))
@@ -193,10 +195,11 @@ class Tape:
         loop.s2sad_reversed = statement  # counted.py: the trips of `statement`, undone
         return code + [loop]
 
-    def _reversed_range(self, loop):
+    def _reversed_range(self, loop, values):
         """`range(b - 1, a - 1, -1)` for a `for` over `range(a, b)` (or `range(b)`) of stable
         bounds that runs to its end, which the backward sweep can run through backwards with
-        the loop's own counter; else None."""
+        the loop's own counter; else None. `values`: name -> the expression it is computed
+        again from (`_t4` -> `j + 1`: `range(d - 1, j, -1)`)."""
         if not self._stable_range(loop) or not isinstance(loop.iter, gast.Call) or \
                 nodes.dotted_parts(loop.iter.func) != ["range"] or \
                 not isinstance(loop.target, gast.Name) or \
@@ -204,11 +207,15 @@ class Tape:
             return None
         start, stop = (nodes.constant(0), *loop.iter.args) if len(loop.iter.args) == 1 else \
             loop.iter.args
-        last = gast.BinOp(nodes.clone(stop), gast.Sub(), nodes.constant(1))
+        start, stop = _put(start, values), _put(stop, values)
+        last = gast.BinOp(stop, gast.Sub(), nodes.constant(1))
         if _is_constant(start, 0):
             before = _minus_one()  # `range(n - 1, -1, -1)`: defer.py knows it by this
+        elif isinstance(start, gast.BinOp) and isinstance(start.op, gast.Add) and \
+                _is_constant(start.right, 1):
+            before = start.left    # range bounds are ints: `j + 1 - 1` is `j`
         else:
-            before = gast.BinOp(nodes.clone(start), gast.Sub(), nodes.constant(1))
+            before = gast.BinOp(start, gast.Sub(), nodes.constant(1))
         return _call("range", last, before, _minus_one())
 
     def _stable_range(self, loop):
@@ -216,7 +223,13 @@ class Tape:
         computed again in the backward sweep)."""
         return isinstance(loop, gast.For) and not getattr(loop, "s2sad_exits", None) and \
             not checkpoint.is_checkpointed(loop) and \
-            self.stable_expression(loop.iter, loop)
+            (self.stable_expression(loop.iter, loop) or
+             self.bound_recomputation(loop) is not None)
+
+    def bound_recomputation(self, loop):
+        """Statements computing again, before the backward loop, the names of a `for` loop's
+        range that are cheap to compute from stable ones (saves.py); None if there are none."""
+        return None
 
     def _counter(self, loop):
         """The backward loop's counter, and the statement recomputing the forward counter."""
@@ -538,6 +551,31 @@ def _call(function, *args):
     return gast.Call(nodes.name(function), list(args), [])
 
 
+
+
+def _values(statements):
+    """name -> its value, for assignments computed one after the other (each value with the
+    names before it put in)."""
+    values = {}
+    for statement in statements:
+        values[statement.targets[0].id] = _put(statement.value, values)
+    return values
+
+
+def _put(expression, values):
+    """A copy of `expression` with the names of `values` replaced by (copies of) their values."""
+    if isinstance(expression, gast.Name) and expression.id in values:
+        return nodes.clone(values[expression.id])
+    copy = nodes.clone(expression)
+    for node in nodes.walk(copy):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, gast.Name) and value.id in values:
+                setattr(node, field, nodes.clone(values[value.id]))
+            elif isinstance(value, list):
+                value[:] = [nodes.clone(values[v.id]) if isinstance(v, gast.Name) and
+                            v.id in values else v for v in value]
+    return copy
 
 
 def _minus_one():
