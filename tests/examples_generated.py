@@ -258,3 +258,12 @@ def shared_slice(v, rows):
         peak = np.max(rows[r])
         total = total + peak + np.log(np.sum(np.exp(rows[r] - peak)))
     return np.sum(v[1:] * v[1:]) + total
+
+
+def broadcast_chain(a, b, big):
+    """`a * b` (a row) added to `big` (a matrix): the product's gradient keeps the matrix's
+    shape until it is summed back to a and b, once each."""
+    c = np.zeros(b.shape[0])
+    for t in range(2):
+        c = a * c + b * np.tanh(big[t])
+    return np.sum(c * c) + np.sum(np.tanh(a * b + big))

@@ -384,3 +384,18 @@ def test_a_value_put_back_that_nothing_reads_later_is_not_kept(expression_calls)
     source = expression_calls[1][True].source
     assert "_stack_total" not in source
     assert "total = _stack" not in source
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_product_added_to_a_broadcast_is_summed_back_once(jit):
+    """`c = a * c + b * tanh(big[t])` and `tanh(a * b + big)`: the products' gradients are
+    summed back to a, b and c only (no rt.unbroadcast to the products themselves, which are
+    then not kept), also where a row is added to a matrix."""
+    args = (RNG.normal(size=4), RNG.normal(size=4), RNG.normal(size=(3, 4)))
+    grad = s2sad.grad(ex.broadcast_chain, wrt=(0, 1, 2), jit=jit)
+    check_gradient(ex.broadcast_chain, args, (0, 1, 2), jit_fn=grad)
+    source = grad.source
+    products = set(re.findall(r"(_t\d+) = \w+ \* ", source))
+    assert products, source
+    for product in products:
+        assert f", {product})" not in source and f"_stack_{product}" not in source, source

@@ -31,7 +31,7 @@ UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 class Blocks:
     """Writes adjoint blocks into `adjoints.out`; collects problems instead of raising."""
 
-    def __init__(self, source, namer, link, adjoints):
+    def __init__(self, source, namer, link, adjoints, body=None):
         self.source = source
         self.namer = namer
         self.link = link
@@ -43,6 +43,37 @@ class Blocks:
                   isinstance(n.ctx, gast.Store) and n not in _names_in(tree.args)}
         # parameters never rebound: bound everywhere, with the shape they came with
         self.fixed = {n.id for n in _names_in(tree.args)} - stored
+        self.body = body if body is not None else tree.body   # the ANF statements
+        self._later = {}
+
+    def summed_later(self, name):
+        """Whether the gradient of `name` may keep the broadcast shape it arrives with: `name`
+        is a temporary read once, made by `+ - * /` whose own rule sums each varied operand's
+        gradient back to that operand's shape (or passes it on to one that may keep it too).
+        Summing over the broadcast axes commutes with the products on the way (an operand of
+        `name` is constant along them), so it is done once, at the operands:
+
+            c = _t15 + _t16                          dc: c's shape, broadcast of both
+            _t15 = f_gate * c_old     d_t15 = dc     (no rt.unbroadcast(dc, _t15))
+                                      df_gate = rt.unbroadcast(d_t15 * c_old, f_gate)
+
+        and `_t15` is no longer kept for its shape. Numbers may differ in the last bits from
+        summing first where broadcasting did add axes; where it did not, nothing changes."""
+        if not self._later:
+            self._later.update(_single_use_definitions(self.body))
+        definition = self._later.get(name)
+        if definition is None or definition is True or definition is False:
+            return bool(definition)
+        self._later[name] = False   # while deciding (a cycle cannot be: ANF temporaries)
+        value = definition.value
+        varied = getattr(definition, "s2sad_varied", set())
+        answer = hasattr(definition, "s2sad_scalars") and all(
+            not isinstance(a, gast.Name) or a.id not in varied or
+            _summed(a, [o for o in (value.left, value.right) if o is not a], definition) or
+            self.summed_later(a.id)
+            for a in (value.left, value.right))
+        self._later[name] = answer
+        return answer
 
     def adjoint_of(self, statement):
         value = statement.value
@@ -97,9 +128,8 @@ class Blocks:
             if not (isinstance(argument, gast.Name) and argument.id in varied):
                 continue
             others = [a for a in args if a is not argument]
-            if rule.broadcasting and not all(is_scalar(a, statement.s2sad_scalars)
-                                             for a in others) and \
-                    not kinds_module.same_shape(argument, others, statement):
+            if rule.broadcasting and _summed(argument, others, statement) and \
+                    not self.summed_later(argument.id):
                 expression = _unbroadcast(expression, argument, others, statement,
                                           self.fixed)
             _mark_outer_product(expression, args, statement)
@@ -306,6 +336,29 @@ def _mark_shapes(expression, statement):
                 ["rt", "unreduce"] and len(node.args) == 3 and \
                 isinstance(node.args[1], gast.Name) and node.args[1].id in shapes:
             node.s2sad_class = shapes[node.args[1].id]
+
+
+def _summed(argument, others, statement):
+    """Whether a broadcasting rule sums `argument`'s gradient back to its shape: unless every
+    other operand is a known scalar or all share its shape class."""
+    return not all(is_scalar(a, statement.s2sad_scalars) for a in others) and \
+        not kinds_module.same_shape(argument, others, statement)
+
+
+def _single_use_definitions(statements):
+    """{temporary: its assignment} for the transformer's temporaries assigned once by `+`,
+    `-`, `*` or `/` and read once in `statements`."""
+    stores, loads, definitions = {}, {}, {}
+    for node in (n for statement in statements for n in nodes.walk(statement)):
+        if isinstance(node, gast.Name) and node.id.startswith("_t"):
+            table = loads if isinstance(node.ctx, gast.Load) else stores
+            table[node.id] = table.get(node.id, 0) + 1
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.BinOp) \
+                and isinstance(node.value.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)):
+            definitions[node.targets[0].id] = node
+    return {name: d for name, d in definitions.items()
+            if stores.get(name) == 1 and loads.get(name) == 1}
 
 
 def _unbroadcast(expression, argument, others, statement, fixed=()):

@@ -38,7 +38,7 @@ class _Exact(gast.NodeTransformer):
                                       node)
         if isinstance(node.op, gast.Add) and not any(
                 isinstance(n, gast.Call) and (dotted_parts(n.func) or [""])[0] not in
-                ("numpy", "math") for n in nodes.walk(node.left)) and \
+                ("numpy", "math", "rt") for n in nodes.walk(node.left)) and \
                 gast.dump(node.left) == gast.dump(node.right):
             return gast.copy_location(gast.BinOp(gast.Constant(2, None), gast.Mult(),
                                                  node.left), node)

@@ -67,7 +67,7 @@ class _Reverse:
         self.namer = namer
         self.params = [a.id for a in _params(source.tree.args)]
         self.adjoints = Adjoints(namer)
-        self.blocks = Blocks(source, namer, link, self.adjoints)
+        self.blocks = Blocks(source, namer, link, self.adjoints, body)
         self.reads = {}          # id(statement) -> primal names its backward block reads
         self.shape_reads = {}    # id(statement) -> those of them it reads for their shape only
         self.d_result = namer.fresh("d_result")
