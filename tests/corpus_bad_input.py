@@ -620,6 +620,15 @@ def f(x):
     return g(y) + np.sum(y * y)
 """, call="s2sad.grad(f, jit=False)(np.arange(1.0, 4.0))",
          fragments=("'g' writes into its parameter `a`", "the array `y` holds"), at=(9, 12)),
+    Case("augmented_assignment_into_a_view", """
+def f(x):
+    y = x * 2.0
+    tail = y[1:]
+    tail *= 3.0
+    return np.sum(y) + np.sum(y * y)
+""", call="s2sad.grad(f, jit=False)(np.arange(1.0, 4.0))",
+         fragments=("this writes into `tail`, which is the same array as `y`", ".copy()"),
+         at=(5, 5)),
     Case("callee_passes_its_argument_to_a_writer", """
 def h(b):
     b[0] = 0.0

@@ -836,3 +836,44 @@ def f(w):
     return np.sum(w)
 ''',
     args="(np.array([0.0, 0.0]),)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_89000051",
+    bug="found by `make fuzz` (chunk seed 89000051): ForwardMismatch: "
+        "jvp tangent vs reverse gradient: relative error 3.58e-01",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(s, t, r, A):
+    v0 = A[:, -3] + s
+    A[-2, -3] = s
+    return np.sum(v0)
+''',
+    args="(0.0, 0.0, 0.0, np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]))", wrt=(3,)))
+
+CASES.append(Case(
+    name="fuzz_89000045",
+    bug="found by `make fuzz` (chunk seed 89000045): Crash: "
+        "Python: IndentationError: expected an indented block after '",
+    source='''
+import math
+
+import numpy as np
+
+
+K0 = np.array([0.0, 0.0])
+
+
+def f(u, v):
+    c0 = 0
+    while c0 < 1 and u[-3] > 0.0:
+        c0 = c0 + 1
+        u = u[np.array([2, 0, 0])].copy()
+        if (c0 * 0.25) > 0.0:
+            u = u.copy()
+    return np.sum(K0)
+''',
+    args="(np.array([0.01, 0.0, 0.0]), np.array([0.0, 0.0, 0.0]))", wrt=(0,)))

@@ -70,7 +70,7 @@ def test_an_array_rank_lets_an_indexed_element_be_a_scalar(capsys, example):
     for spec in ("f8[:], i8", "float64[::1], int64", "array(float64, 1d, C), int"):
         status, ranked, err = run(capsys, "show", f"{example}:h", "--types", spec)
         assert status == 0 and not err
-        assert "da = d_result * a" in ranked and "rt.unbroadcast" not in ranked, spec
+        assert "da = 2 * (d_result * a)" in ranked and "rt.unbroadcast" not in ranked, spec
         assert "dx[i] += da" in ranked
     # x[i] of a matrix is a row, b a row, numpy.sum(x) a number: its gradient is the sum of
     # the seed over the row (no rt.unbroadcast), and dx[i] takes the row's gradient

@@ -124,7 +124,8 @@ def test_a_cut_inside_a_callee_is_reported_at_the_callee_line():
     found = findings(ex.cut_in_callee)
     assert len(found) == 1
     line = line_of(ex._floored, "math.floor")
-    assert f"examples_clogs.py:{line}:12: warning: math.floor(v * 4.0) depends on 'v'" in \
+    # `_floored` is small: inlined, its `v` is the caller's `x`
+    assert f"examples_clogs.py:{line}:12: warning: math.floor(v * 4.0) depends on 'x'" in \
         str(found[0].message)
 
 

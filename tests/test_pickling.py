@@ -23,6 +23,9 @@ def linear(p, x):
 
 
 def helper(x):
+    """Not small (an early return): its own generated adjoint, which must travel too."""
+    if x.shape[0] == 0:
+        return x
     return numpy.sin(x) * x
 
 

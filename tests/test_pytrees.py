@@ -115,6 +115,8 @@ def test_leaves_are_parameters_named_after_their_path():
 
 def test_a_function_of_yours_given_a_container_is_specialised_on_it():
     def predict(params, x):
+        if x.shape[0] == 0:     # an early return: not small, a call of its own
+            return x
         out = x
         for w in params:
             out = np.sin(w * out)

@@ -54,9 +54,7 @@ def propagate(function):
                 dropped.add(id(made))
     for statements in nodes.statement_lists(function):
         if any(id(s) in dropped for s in statements):
-            statements[:] = [s for s in statements if id(s) not in dropped]
-            if all(isinstance(s, nodes.Comment) for s in statements):
-                statements.append(gast.Pass())
+            nodes.keep_only(statements, [s for s in statements if id(s) not in dropped])
 
 
 def _copy(statement):
@@ -125,7 +123,8 @@ def drop_repeats(function):
             if key is not None:
                 seen[key[0]] = key[1]
             keep.append(statement)
-        statements[:] = keep
+        if len(keep) != len(statements):
+            nodes.keep_only(statements, keep)
 
 
 def _repeatable(statement):

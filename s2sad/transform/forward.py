@@ -54,6 +54,7 @@ class _Forward:
         self.problems = []
         self.carrying = _carrying(body, wrt)   # names that hold a tangent somewhere
         self.discard = None
+        self.written = activity.written_arrays(body)
 
     def build(self, function_name, kinds):
         kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
@@ -275,6 +276,11 @@ class _Forward:
                 and not all(tangent_of(a) is not None or is_scalar(a, statement.s2sad_scalars)
                             for a in args):
             expression = nodes.call("rt.broadcast_like", expression, result)  # x + array
+        if self.written and isinstance(expression, (gast.Name, gast.Subscript)) and \
+                isinstance(target, gast.Name) and target.id not in statement.s2sad_scalars:
+            # `v = a[:, 0] + s` is a new array, but its tangent `da[:, 0]` (s has none) is a
+            # view: an element written into da later must not change dv
+            expression = nodes.call("rt.copy", expression)
         tangent_statement = gast.Assign([self._tangent_target(target)], expression, None)
         if before:
             return before + [tangent_statement] + after

@@ -225,6 +225,7 @@ class _Inliner:
             isinstance(body[-1], gast.Return) and body[-1].value is not None and \
             all(_simple(s) for s in body[:-1])
         if not simple or args.vararg or args.kwarg or args.kwonlyargs or \
+                _may_write_in_place(body, {a.id for a in resolve.parameters(args)}) or \
                 fence.find_problems(callee):
             self.plans[func] = None
             return None
@@ -368,3 +369,25 @@ def _pure(node):
     ref = getattr(node, "s2sad_ref", None)
     return isinstance(node, gast.Call) and not getattr(node, "s2sad_user", False) and \
         ref is not None and resolve.canonical_name(ref) is not None
+
+
+def _may_write_in_place(body, params):
+    """Whether an augmented assignment of the callee (`tail *= 3.0`) may write into an array
+    it was given: its name is a parameter, or is ever bound to something other than a new
+    value (a number or arithmetic), such as a slice of a parameter. Such a callee stays a call
+    (callee_writes.py reports what it writes into)."""
+    fresh = (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp)
+    augmented, bound = set(), {}
+    for node in (n for s in body for n in nodes.walk(s)):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            augmented.add(node.target.id)
+        elif isinstance(node, gast.Assign):
+            for target in node.targets:
+                for name in (target.elts if isinstance(target, gast.Tuple) else [target]):
+                    if isinstance(name, gast.Name):
+                        bound.setdefault(name.id, []).append(
+                            isinstance(node.value, fresh) and not isinstance(target, gast.Tuple))
+        elif isinstance(node, (gast.For, gast.While)) and isinstance(
+                getattr(node, "target", None), gast.Name):
+            bound.setdefault(node.target.id, []).append(False)
+    return any(name in params or not all(bound.get(name, [False])) for name in augmented)

@@ -38,9 +38,7 @@ def drop_dead_put_backs(function):
         return
     for statements in nodes.statement_lists(function):
         if any(id(s) in dead for s in statements):
-            statements[:] = [s for s in statements if id(s) not in dead] or [gast.Pass()]
-            if all(isinstance(s, nodes.Comment) for s in statements):
-                statements.append(gast.Pass())
+            nodes.keep_only(statements, [s for s in statements if id(s) not in dead])
 
 
 class _Liveness:

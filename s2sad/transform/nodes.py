@@ -28,6 +28,14 @@ def walk(tree):
         yield node
 
 
+def keep_only(statements, kept):
+    """`statements[:] = kept`, with a `pass` where only comments (or nothing) are left: a
+    block of comments alone is not Python."""
+    statements[:] = kept
+    if all(isinstance(s, Comment) for s in statements):
+        statements.append(gast.Pass())
+
+
 def name(identifier, store=False):
     return gast.Name(identifier, gast.Store() if store else gast.Load(), None, None)
 
@@ -121,3 +129,28 @@ def statement_lists(node):
                 yield from statement_lists(statement)
     for handler in getattr(node, "handlers", ()):
         yield from statement_lists(handler)
+
+
+def values_of(statements):
+    """name -> its value, for assignments computed one after the other (each value with the
+    names before it put in)."""
+    values = {}
+    for statement in statements:
+        values[statement.targets[0].id] = substituted(statement.value, values)
+    return values
+
+
+def substituted(expression, values):
+    """A copy of `expression` with the names of `values` replaced by (copies of) their values."""
+    if isinstance(expression, gast.Name) and expression.id in values:
+        return clone(values[expression.id])
+    copy = clone(expression)
+    for node in walk(copy):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, gast.Name) and value.id in values:
+                setattr(node, field, clone(values[value.id]))
+            elif isinstance(value, list):
+                value[:] = [clone(values[v.id]) if isinstance(v, gast.Name) and
+                            v.id in values else v for v in value]
+    return copy

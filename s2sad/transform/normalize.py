@@ -110,6 +110,8 @@ class _Normalizer:
             else:
                 target = gast.Name(node.target.id, gast.Load(), None, None)
                 self._assign([node.target], gast.BinOp(target, node.op, node.value))
+                self.out[-1].s2sad_in_place = True  # on an array, `a += b` writes into it
+                # (aliases.py refuses that where another live name holds the same array)
         elif isinstance(node, gast.Return):
             value = node.value
             if isinstance(value, gast.Tuple):

@@ -60,7 +60,7 @@ def _drop_idle_counters(function):
     for statements in nodes.statement_lists(function):
         keep = [s for s in statements if _counter_statement(s) not in counters]
         if len(keep) != len(statements):
-            statements[:] = keep or [gast.Pass()]
+            nodes.keep_only(statements, keep)
 
 
 def _counter_statement(statement):
@@ -86,7 +86,7 @@ def _drop_dead_temporaries(function):
         for statements in nodes.statement_lists(function):
             keep = [s for s in statements if not _dead(s, read)]
             if len(keep) != len(statements):
-                statements[:] = keep
+                nodes.keep_only(statements, keep)
                 dropped = True
         if not dropped:
             return
@@ -156,7 +156,7 @@ def _drop_unread_stacks(function):
     gone = set().union(*(own[stack] for stack in dead))
     for statements in nodes.statement_lists(function):
         if any(id(s) in gone for s in statements):
-            statements[:] = [s for s in statements if id(s) not in gone] or [gast.Pass()]
+            nodes.keep_only(statements, [s for s in statements if id(s) not in gone])
     return True
 
 

@@ -172,7 +172,7 @@ class Tape:
         self.recorded[id(statement)] = trips
         code = [nodes.Comment(f"grad of: {self._header(statement)}")]
         bounds_again = [nodes.clone(s) for s in self.bound_recomputation(statement) or ()]
-        backwards = self._reversed_range(statement, _values(bounds_again))
+        backwards = self._reversed_range(statement, nodes.values_of(bounds_again))
         if backwards is not None:  # `for i in range(n - 1, 0, -1)`, as a person writes it
             self.recomputed.add(trips)  # not kept: the forward sweep's count, if any, is its own
             loop = gast.For(nodes.clone(statement.target), backwards, body, [], None)
@@ -207,7 +207,7 @@ class Tape:
             return None
         start, stop = (nodes.constant(0), *loop.iter.args) if len(loop.iter.args) == 1 else \
             loop.iter.args
-        start, stop = _put(start, values), _put(stop, values)
+        start, stop = nodes.substituted(start, values), nodes.substituted(stop, values)
         last = gast.BinOp(stop, gast.Sub(), nodes.constant(1))
         if _is_constant(start, 0):
             before = _minus_one()  # `range(n - 1, -1, -1)`: defer.py knows it by this
@@ -551,31 +551,6 @@ def _call(function, *args):
     return gast.Call(nodes.name(function), list(args), [])
 
 
-
-
-def _values(statements):
-    """name -> its value, for assignments computed one after the other (each value with the
-    names before it put in)."""
-    values = {}
-    for statement in statements:
-        values[statement.targets[0].id] = _put(statement.value, values)
-    return values
-
-
-def _put(expression, values):
-    """A copy of `expression` with the names of `values` replaced by (copies of) their values."""
-    if isinstance(expression, gast.Name) and expression.id in values:
-        return nodes.clone(values[expression.id])
-    copy = nodes.clone(expression)
-    for node in nodes.walk(copy):
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, gast.Name) and value.id in values:
-                setattr(node, field, nodes.clone(values[value.id]))
-            elif isinstance(value, list):
-                value[:] = [nodes.clone(values[v.id]) if isinstance(v, gast.Name) and
-                            v.id in values else v for v in value]
-    return copy
 
 
 def _minus_one():
