@@ -877,3 +877,95 @@ def f(u, v):
     return np.sum(K0)
 ''',
     args="(np.array([0.01, 0.0, 0.0]), np.array([0.0, 0.0, 0.0]))", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_97000017",
+    bug="found by `make fuzz` (chunk seed 97000017): Unsupported: "
+        "UnsupportedError: /tmp/s2sad-fuzz-whd2g7wl/fuzz_b05c8641f618",
+    source='''
+import math
+
+import numpy as np
+
+
+def h0(q0, d):
+    if d <= 0:
+        return q0
+    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def f(s, P, n):
+    v0 = s
+    v1 = s
+    for i in range(0):
+        v0, v1 = v1, v0
+        v2 = s
+        s += h0(s, 0)
+    else:
+        v3 = s
+    return v1
+''',
+    args="(0.0, {'a': 0.0}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_97000040",
+    bug="found by `make fuzz` (chunk seed 97000040): Unsupported: "
+        "UnsupportedError: /tmp/s2sad-fuzz-whd2g7wl/fuzz_3fc607c31b96",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 1.1
+
+
+def h0(q0, d):
+    if d <= 0:
+        return np.ones((2, 3))
+    c10 = 0
+    while c10 < 1 and q0[-3] > -0.9:
+        c10 = c10 + 1
+        v11 = 0.8
+        v12 = q0.copy()
+    v13 = q0.copy()
+    return np.ones((2, 3)) + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0, d):
+    if d <= 0:
+        return q0.copy()
+    return q0 + 0.5 * h1(q0 * 0.5 + q0, d - 1)
+
+
+def h2(q0, d):
+    if d <= 0:
+        return 0.1
+    v30 = np.ones((2, 3))
+    return v30[-2, -3] + 0.5 * h2(q0 * 0.5 + q0, d - 1)
+
+
+def f(A, w):
+    v0 = C0
+    v1, v2 = v0, A[-2, -3]
+    v2 = v0 if np.sum(A[::-1]) >= 0.3 else (w[np.array([1, 1])] @ w[np.array([1, 1])])
+    if A[1][-3] > 0.1 and A[0][-2] < 0.5:
+        if pow(v1, 2) >= 0.3:
+            v3 = A[1][-2]
+    elif A[1, -2] >= 0.7 and np.min(A) < -0.3:
+        if (C0 if v1 <= 0.1 else 1.0) <= -0.9:
+            v4 = A.copy()
+            v2 = abs(h2(A[-2], 0))
+            v2 /= 2.0 + np.cos(math.asinh((v0 if w[-1] < 0.5 else A[-1, 2])))
+    v0, v1 = v1, v0
+    c5 = 0
+    while c5 < 1:
+        c5 = c5 + 1
+        c6 = 0
+        while c6 < A.shape[0]:
+            c6 = c6 + 1
+            v1 += v2
+    return v2 + v1
+''',
+    args="(np.array([[1.48, 1.41, -0.38], [1.13, -0.59, 0.62]]), np.array([0.44, 0.22]))",
+    wrt=(0,)))

@@ -9,7 +9,7 @@ Such a write is an error when another name that may share the array is read afte
     y[0] = 5.0      # error: x is read below and would see the write
     return np.sum(x * y)
 
-An augmented assignment to a name (`tail *= 3.0`) writes into the array it holds too.
+An augmented assignment to a name known to hold an array (`tail *= 3.0`) writes into it too.
 A write is fine when the other name is never read again (`x = x0; x[i] = ...` with x0 unused
 later), or after the other name was given a new value. Runs on the normalized body, after
 kinds.py has marked array ranks; may-alias is over-approximated, liveness is exact per path.
@@ -77,11 +77,10 @@ class _Sharing:
         if array is not None:
             self._check_write(statement, array, shares)
             return shares
-        if getattr(statement, "s2sad_in_place", False):   # `a += b`: still the same array
-            target = statement.targets[0].id
-            if target not in getattr(statement, "s2sad_scalars", ()):
-                self._check_write(statement, target, shares)
-            return shares
+        if getattr(statement, "s2sad_in_place", False) and \
+                getattr(statement, "s2sad_ranks", {}).get(statement.targets[0].id, 0) >= 1:
+            self._check_write(statement, statement.targets[0].id, shares)
+            return shares   # `a += b` on an array: a still holds the same array
         for target in activity.targets(statement):
             shares = _bind(shares, target, _shared_source(statement, self.written))
         return shares

@@ -14,7 +14,8 @@ and multiplies once (`dW = G.T @ B`, one BLAS call instead of a matrix-sized upd
 
 Only where nothing else in the loop reads or writes the gradient, W does not change in the
 loop, and blocks.py marked the call as an outer product (W of rank 2, b of rank 1). The sum is
-the same up to rounding (BLAS adds in another order).
+the same up to rounding (BLAS adds in another order). Where b is row t of an array nothing
+writes (`_t3 = inputs[t]`), the rows are that array's own: `dw_x += _dw_x_g.T @ inputs[:n]`.
 """
 import gast
 
@@ -23,12 +24,41 @@ from . import nodes
 
 def defer(function, namer):
     """Rewrite every backward loop of `function` (in place) as above."""
+    written = set()     # names bound, and arrays written into (`x[i] = v`, `x[i] += v`)
+    for node in nodes.walk(function):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            written.add(node.id)
+        elif isinstance(node, gast.Subscript) and not isinstance(node.ctx, gast.Load):
+            base = node.value
+            while isinstance(base, (gast.Subscript, gast.Attribute)):
+                base = base.value
+            if isinstance(base, gast.Name):
+                written.add(base.id)
     for node in list(nodes.walk(function)):
         for field in ("body", "orelse"):
             statements = getattr(node, field, None)
             if isinstance(statements, list):
                 for loop in [s for s in statements if _trips(s) is not None]:
-                    _defer_loop(statements, loop, namer)
+                    _defer_loop(statements, loop, namer, written)
+
+
+def _rows_of(b, loop, written):
+    """`X[:trips]` when the vector `b` is row `k` of an array X nothing writes (`_t3 =
+    inputs[t]`, assigned in the loop's body, `t` its counter): the rows collected are X's own
+    first rows, so they need no array of their own. Else None."""
+    for statement in loop.body:
+        if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], gast.Name) and \
+                isinstance(b, gast.Name) and statement.targets[0].id == b.id:
+            value = statement.value
+            if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+                    value.value.id not in written and isinstance(value.slice, gast.Name) and \
+                    value.slice.id == loop.target.id and \
+                    sum(isinstance(n, gast.Name) and n.id == b.id and
+                        not isinstance(n.ctx, gast.Load) for n in nodes.walk(loop)) == 1:
+                return gast.Subscript(nodes.name(value.value.id), gast.Slice(
+                    None, nodes.clone(_trips(loop)), None), gast.Load())
+    return None
 
 
 def _trips(loop):
@@ -55,14 +85,16 @@ def _is_minus_one(atom, negated=False):
     return isinstance(atom, gast.Constant) and atom.value == -1
 
 
-def _defer_loop(statements, loop, namer):
+def _defer_loop(statements, loop, namer, written):
     after = []
     for index, statement in enumerate(list(loop.body)):
         found = _outer_accumulation(statement, loop)
         if found is None:
             continue
         gradient, (g, matrix, b) = found
-        rows = [namer.fresh(f"_{gradient}_g"), namer.fresh(f"_{gradient}_b")]
+        given = _rows_of(b, loop, written)   # `inputs[:_t2]`: rows that exist already
+        rows = [namer.fresh(f"_{gradient}_g")] + ([] if given else
+                                                  [namer.fresh(f"_{gradient}_b")])
         for name, axis in zip(rows, (0, 1)):
             size = gast.Subscript(gast.Attribute(nodes.name(matrix), "shape", gast.Load()),
                                   nodes.constant(axis), gast.Load())
@@ -77,7 +109,7 @@ def _defer_loop(statements, loop, namer):
         transposed = gast.Attribute(nodes.name(rows[0]), "T", gast.Load())
         after.append(nodes.assign(gradient, gast.BinOp(
             nodes.name(gradient), gast.Add(),
-            gast.BinOp(transposed, gast.MatMult(), nodes.name(rows[1])))))
+            gast.BinOp(transposed, gast.MatMult(), given or nodes.name(rows[1])))))
     position = statements.index(loop) + 1
     statements[position:position] = after
 

@@ -231,7 +231,7 @@ class _Inliner:
             return None
         resolution = resolve.resolve(callee)
         if resolution.diagnostics or resolution.externals or resolution.callees and (
-                func in self.inlining or not self._leaf(callee, resolution.callees)):
+                func in self.inlining or not self._leaf(callee)):
             self.plans[func] = None
             return None
         self.plans[func] = True
@@ -239,7 +239,7 @@ class _Inliner:
         self.returns_tuple[func] = isinstance(_body(tree)[-1].value, gast.Tuple)
         return callee
 
-    def _leaf(self, callee, callees):
+    def _leaf(self, callee):
         """Whether `callee` calls no function of yours once its own small callees are put in
         place (in `callee`'s tree, their positions kept in the caller's source), and is still
         small."""
