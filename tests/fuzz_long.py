@@ -157,6 +157,9 @@ def report(failure, save):
 
 def case_text(failure):
     first = failure["message"].splitlines()[0].replace('"', "'")
+    arguments = f"    args=\"{failure['args']}\", wrt={failure['wrt']!r}))"
+    if len(arguments) > 100:   # the project's line length (ruff)
+        arguments = f"    args=\"{failure['args']}\",\n    wrt={failure['wrt']!r}))"
     return f'''
 CASES.append(Case(
     name="fuzz_{failure['seed']}",
@@ -164,7 +167,7 @@ CASES.append(Case(
         "{first[:60]}",
     source=\'\'\'
 {failure['source']}\'\'\',
-    args="{failure['args']}", wrt={failure['wrt']!r}))
+{arguments}
 '''
 
 
