@@ -55,27 +55,27 @@ class _Liveness:
                 isinstance(s.targets[0], gast.Name) and _no_effect(s.value):
             target = s.targets[0].id
             self.dead[id(s)] = target not in live
-            return live if target not in live else (live - {target}) | _reads(s.value)
+            return live if target not in live else (live - {target}) | nodes.names(s.value)
         if isinstance(s, gast.Assign):
             bound = {t.id for t in s.targets if isinstance(t, gast.Name)}
-            return (live - bound) | _reads(s.value) | set().union(
-                *(_reads(t) for t in s.targets if not isinstance(t, gast.Name)))
+            return (live - bound) | nodes.names(s.value) | set().union(
+                *(nodes.names(t) for t in s.targets if not isinstance(t, gast.Name)))
         if isinstance(s, gast.If):
-            return self.block(s.body, live) | self.block(s.orelse, live) | _reads(s.test)
+            return self.block(s.body, live) | self.block(s.orelse, live) | nodes.names(s.test)
         if isinstance(s, (gast.For, gast.While)):
             return self._loop(s, live)
         if isinstance(s, gast.Return):
-            return _reads(s.value) if s.value is not None else set()
+            return nodes.names(s.value) if s.value is not None else set()
         if isinstance(s, (nodes.Comment, gast.Pass)):
             return live
-        return live | _reads(s)   # AugAssign, Expr, anything else: reads, binds nothing
+        return live | nodes.names(s)   # AugAssign, Expr, anything else: reads, binds nothing
 
     def _loop(self, loop, live):
         if any(isinstance(n, (gast.Break, gast.Continue, gast.Return))
                for n in nodes.walk(loop)):
-            return live | _reads(loop)    # not followed path by path: all of it is live
-        header = _reads(loop.iter) if isinstance(loop, gast.For) else _reads(loop.test)
-        bound = _reads(loop.target) if isinstance(loop, gast.For) else set()
+            return live | nodes.names(loop)    # not followed path by path: all of it is live
+        header = nodes.names(loop.iter) if isinstance(loop, gast.For) else nodes.names(loop.test)
+        bound = nodes.names(loop.target) if isinstance(loop, gast.For) else set()
         after = live | self.block(loop.orelse, live)
         head = set(after)
         while True:     # live at the head: after the loop, or read by the body before bound
@@ -85,10 +85,6 @@ class _Liveness:
                 break
             head = grown
         return head | header
-
-
-def _reads(tree):
-    return {n.id for n in nodes.walk(tree) if isinstance(n, gast.Name)}
 
 
 def _no_effect(value):
