@@ -682,6 +682,19 @@ def growing_slices(x, n):
     return total
 
 
+def zeros_of_a_slice_in_a_nest(x, n):
+    """The gradient of `head`, a slice that grows every trip, starts at zeros of the slice
+    made in that trip (the one the inner loop reads), not of the last one."""
+    total = 0.0
+    for i in range(n):
+        head = x[:i + 1]
+        s = 0.0
+        for j in range(i + 1):
+            s = s + np.sin(head[j]) * head[j]
+        total = total + s
+    return total
+
+
 def rebinds_its_rows(x, w):
     """`for e in v:` whose body rebinds v goes on over the array it started with."""
     v = x * 1.0
@@ -774,6 +787,7 @@ CASES = [
     (gated_recurrence, lambda r: (0.5 * r.normal(size=(4, 3)), 0.3 * r.normal(size=4),
                                   r.normal(size=(5, 3))), (0, 1)),
     (growing_slices, lambda r: (r.normal(size=5), 5), 0),
+    (zeros_of_a_slice_in_a_nest, lambda r: (r.normal(size=5), 5), 0),
     (rebinds_its_rows, lambda r: (r.normal(size=(3, 2)), r.normal(size=2)), (0, 1)),
     (rebinds_enumerated, lambda r: (r.normal(size=(3, 2)), r.normal(size=2)), (0, 1)),
 ]

@@ -252,7 +252,7 @@ def squares(w):
 
 def shared_slice(v, rows):
     """One slice read twice in a statement (`v[1:] * v[1:]`): one temporary, a doubled product;
-    and log-sum-exp of each row, whose peak takes `-numpy.sum(...)` of what went to the row."""
+    and log-sum-exp of each row, a loop over the row's elements (scalar_loops.py)."""
     total = 0.0
     for r in range(rows.shape[0]):
         peak = np.max(rows[r])
@@ -267,3 +267,42 @@ def broadcast_chain(a, b, big):
     for t in range(2):
         c = a * c + b * np.tanh(big[t])
     return np.sum(c * c) + np.sum(np.tanh(a * b + big))
+
+
+def row_sums(m, cube, v, col):
+    """Sums along one axis of squares: their gradients are the sums put back with the axis of
+    length 1 (`numpy.expand_dims`), broadcast by the product, not spread to a whole array first;
+    `col * m` (a column times a matrix) keeps its spread."""
+    rows = np.sum(m * m, axis=1)
+    last = np.sum(cube * cube, axis=-1)
+    whole = np.sum(v * v, axis=0)
+    mixed = np.sum(col * m, axis=1)
+    return np.sum(rows * rows) + np.sum(np.sin(last)) + whole + np.sum(mixed * mixed)
+
+
+def centered_product(x, mu, w, lead):
+    """A matrix product of rows less a mean: the mean's gradient sums the product's gradient
+    over the rows before the product (`numpy.sum(dz, axis=0)`), not after; `lead` (a matrix
+    of one row) keeps the sum after."""
+    z = (x - mu) @ w
+    y = (x - lead) @ w
+    return np.sum(np.tanh(z)) + np.sum(y * y)
+
+
+def log_sum_exp_rows(z, w):
+    """A sum of exponentials of a row, in a loop, becomes a loop over the row's elements; the
+    sum of `w * w` (nothing shows it is a float) stays numpy.sum."""
+    total = 0.0
+    for r in range(z.shape[0]):
+        peak = np.max(z[r])
+        total = total + peak + np.log(np.sum(np.exp(z[r] - peak))) + np.sum(w * w)
+    return total
+
+
+def growing_heads(x, n):
+    """A value kept in a loop whose shape changes every trip (x[:i + 1]) keeps its entries."""
+    total = 0.0
+    for i in range(n):
+        head = x[:i + 1]
+        total = total + np.sum(np.sin(head) * head, axis=0)
+    return total

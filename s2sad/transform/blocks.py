@@ -336,6 +336,26 @@ def _mark_shapes(expression, statement):
                 ["rt", "unreduce"] and len(node.args) == 3 and \
                 isinstance(node.args[1], gast.Name) and node.args[1].id in shapes:
             node.s2sad_class = shapes[node.args[1].id]
+            node.s2sad_rank = _axis_reduced_rank(node, statement)
+
+
+def _axis_reduced_rank(unreduce, statement):
+    """The rank of `a` in `rt.unreduce(g, a, axis)` when the reduction removed one axis given
+    as an int literal (no keepdims) from an array of known rank: g then has one dimension
+    fewer, and `numpy.expand_dims(g, axis)` broadcasts like the spread (optimize.py)."""
+    axis = unreduce.args[2]
+    if isinstance(axis, gast.UnaryOp) and isinstance(axis.op, gast.USub):
+        axis = axis.operand
+    call = statement.value
+    if not isinstance(call, gast.Call) or len(call.args) > 2:   # keepdims may be positional
+        return None
+    keepdims = [k for k in call.keywords if k.arg == "keepdims"]
+    if not (isinstance(axis, gast.Constant) and type(axis.value) is int) or \
+            any(not (isinstance(k.value, gast.Constant) and k.value.value is False)
+                for k in keepdims):
+        return None
+    rank = getattr(statement, "s2sad_ranks", {}).get(unreduce.args[1].id)
+    return rank if rank is not None and rank >= 1 else None
 
 
 def _summed(argument, others, statement):
@@ -369,7 +389,9 @@ def _unbroadcast(expression, argument, others, statement, fixed=()):
             isinstance(o, gast.Name) and ranks.get(o.id, 0) >= 1 for o in others):
         return nodes.call("numpy.sum", expression)
     like = _parameter_of_shape(argument, statement, fixed)
-    return nodes.call("rt.unbroadcast", expression, nodes.clone(like))
+    summed = nodes.call("rt.unbroadcast", expression, nodes.clone(like))
+    summed.s2sad_like_rank = ranks.get(argument.id) if isinstance(argument, gast.Name) else None
+    return summed   # (summed_first.py reads the rank)
 
 
 def _is_user_call(call):
@@ -408,3 +430,4 @@ def _mark_outer_product(expression, args, statement):
         ranks = getattr(statement, "s2sad_ranks", {})
         ranks_of = [ranks.get(a.id) if isinstance(a, gast.Name) else None for a in args]
         expression.s2sad_outer = ranks_of == [2, 1]
+        expression.s2sad_operand_ranks = ranks_of   # for summed_first.py

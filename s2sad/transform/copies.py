@@ -21,6 +21,8 @@ for each block that reads it (`xi = x[i]` before each), and blocks that follow e
 it once.
 """
 
+import re
+
 import gast
 
 from . import nodes
@@ -57,11 +59,16 @@ def propagate(function):
             nodes.keep_only(statements, [s for s in statements if id(s) not in dropped])
 
 
+# adjoints.protect's copies of a seed (`_d_t34_0 = d_t34`, `_dout0 = (dx, dy)`)
+PROTECTED = re.compile(r"_d\w+_\d+\Z|_dout\d+\Z")
+
+
 def _copy(statement):
     """(t, x) for `t = x` with t a temporary, else None."""
     if isinstance(statement, gast.Assign) and len(statement.targets) == 1:
         target, value = statement.targets[0], statement.value
-        if isinstance(target, gast.Name) and TEMPORARY.match(target.id) and \
+        if isinstance(target, gast.Name) and (TEMPORARY.match(target.id) or
+                                              PROTECTED.match(target.id)) and \
                 isinstance(value, gast.Name) and value.id != target.id:
             return target.id, value.id
     return None

@@ -60,7 +60,7 @@ _ATTRIBUTES = frozenset({"shape", "ndim", "size", "T", "real", "imag"})  # reads
 # next one would be `out` (written in place)
 _NUMPY = {"sum": 2, "prod": 2, "mean": 2, "dot": 2, "vdot": 2, "inner": 2, "outer": 2,
           "matmul": 2, "trace": 2, "transpose": 2, "ravel": 2, "diag": 2, "amax": 2, "amin": 2,
-          "max": 2, "min": 2, "where": 3}
+          "max": 2, "min": 2, "where": 3, "expand_dims": 2}
 _LINALG = frozenset({"norm", "det", "inv", "solve"})
 _RT = frozenset({"unbroadcast", "unreduce", "zeros_like", "broadcast_like", "reduce_sum", "sigmoid",
                  "reshape_like", "matmul_grad_a", "matmul_grad_b"})

@@ -11,7 +11,7 @@ is reordered. A template reading one element of a tuple result's adjoint gets th
 import gast
 
 from . import nodes
-from . import copies, counted, exact, fold, liveness
+from . import copies, counted, exact, fold, liveness, spreads, summed_first
 from .nodes import Comment, dotted_parts
 
 _FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
@@ -27,14 +27,15 @@ def tidy(function):
     function = _Folder().visit(function)
     owners = accumulate_in_place(function)
     _keep_in_place(function, function, {})
-    _spread_names_once(function, shapes)
+    spreads.spread_names_once(function, shapes)
     function = fold.fold(function, owners)
     function = exact.after_folding(function)
+    summed_first.rewrite(function)
     for node in nodes.walk(function):  # what folding brought together
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-            _spread_once(node, shapes)
+            spreads.spread_once(node, shapes)
         elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
-                _whole_spread(node.value):
+                spreads.whole_spread(node.value):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
     liveness.drop_dead_put_backs(function)
     if _drop_unread_stacks(function):
@@ -43,7 +44,19 @@ def tidy(function):
     copies.propagate(function)
     copies.drop_repeats(function)
     _drop_dead_temporaries(function)
+    _drop_bare_comments(function)
     return function
+
+
+def _drop_bare_comments(function):
+    """A `# grad of:` comment with no code under it (what it had was tidied away, or the next
+    lines belong to a loop of its own comment) goes."""
+    for statements in nodes.statement_lists(function):
+        bare = [s for s, after in zip(statements, statements[1:] + [None])
+                if isinstance(s, Comment) and s.text.startswith("grad of: ") and
+                (after is None or isinstance(after, Comment))]
+        if bare:
+            nodes.keep_only(statements, [s for s in statements if s not in bare])
 
 
 def _drop_idle_counters(function):
@@ -97,7 +110,8 @@ def _dead(statement, read):
         return False
     target = statement.targets[0]
     return isinstance(target, gast.Name) and target.id not in read and \
-        target.id.lstrip("d").startswith("_t") and _no_effect(statement.value)
+        (target.id.lstrip("d").startswith("_t") or copies.PROTECTED.match(target.id)) and \
+        _no_effect(statement.value)
 
 
 def _no_effect(node):
@@ -480,97 +494,6 @@ class _Folder(gast.NodeTransformer):
                 all(_pure(e) for e in node.value.elts):
             return node.value.elts[index]
         return node
-
-
-def _spread_once(node, shapes):
-    """`rt.unreduce(g, a, None) * 2 * b` -> `g * 2 * b`, b being `a` or of its shape (kinds.py
-    saw it): the gradient of a whole-array reduction is one number, spread over `a`'s shape only
-    to be multiplied by an array of that shape, which broadcasting does for free, with the same
-    products (`np.sum(np.exp(z))`). Added into the gradient of `a` (`da[k] +=
-    rt.unreduce(g, a_k, None)`, which has `a`'s shape by construction), the number is spread by
-    `+=` the same way."""
-    factors = _factors(node)
-    for holder, side in factors:
-        spread = getattr(holder, side)
-        if _whole_spread(spread) and isinstance(spread.args[1], gast.Name) and any(
-                _same_shape(getattr(h, s), spread, shapes) for h, s in factors):
-            setattr(holder, side, spread.args[0])
-    return node
-
-
-def _spread_names_once(function, shapes):
-    """`d = rt.unreduce(g, a, None)` -> `d = g` where every read of `d` is a factor of a product
-    with an array of `a`'s shape (`dx = d * x + d * x` after `z = x * x; np.sum(z)`)."""
-    loads, good = {}, {}
-    for node in nodes.walk(function):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            loads[node.id] = loads.get(node.id, 0) + 1
-    spreads = {s.targets[0].id: s for s in nodes.walk(function) if isinstance(s, gast.Assign)
-               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-               and _whole_spread(s.value) and isinstance(s.value.args[1], gast.Name)}
-    assigned = {}
-    for node in nodes.walk(function):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            assigned[node.id] = assigned.get(node.id, 0) + 1
-    for node in nodes.walk(function):
-        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult)):
-            continue
-        factors = [getattr(h, s) for h, s in _factors(node)]
-        for factor in factors:
-            if isinstance(factor, gast.Name) and factor.id in spreads and any(
-                    _same_shape(f, spreads[factor.id].value, shapes) for f in factors):
-                good[factor.id] = good.get(factor.id, 0) + 1
-    aliases = {}
-    for name, statement in spreads.items():
-        if assigned.get(name) == 1 and good.get(name, 0) == loads.get(name, 0) > 0:
-            statement.value = statement.value.args[0]
-            value = statement.value
-            if isinstance(value, gast.Name) and assigned.get(value.id, 0) == 0:
-                aliases[name] = (statement, value.id)  # `d = d_result`: read d_result itself
-    if aliases:
-        for node in nodes.walk(function):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                    node.id in aliases:
-                node.id = aliases[node.id][1]
-        dropped = [statement for statement, _ in aliases.values()]
-        for node in nodes.walk(function):
-            body = getattr(node, "body", None)
-            if isinstance(body, list) and any(s in dropped for s in body):
-                body[:] = [s for s in body if s not in dropped]
-
-
-def _factors(node):
-    """(holder, field) of each factor of a product `a * b * c` (a tree of `*` only; a factor is
-    counted once, where it sits: nested products are descended into)."""
-    out = []
-    for side in ("left", "right"):
-        child = getattr(node, side)
-        if isinstance(child, gast.BinOp) and isinstance(child.op, gast.Mult):
-            out += _factors(child)
-        else:
-            out.append((node, side))
-    return out
-
-
-def _same_shape(node, spread, shapes):
-    """`node` is the array `spread` spreads over (`rt.unreduce(g, a, None)`), or a name of its
-    shape class: for the whole function (`shapes`), or where both were read (blocks.py marks
-    them with the class kinds.py saw there)."""
-    if not isinstance(node, gast.Name):
-        return False
-    array = spread.args[1]
-    if node.id == array.id:
-        return True
-    here = getattr(node, "s2sad_class", None)
-    if here is not None and here is getattr(spread, "s2sad_class", None):
-        return True
-    return shapes.get(node.id) is not None and shapes.get(node.id) is shapes.get(array.id)
-
-
-def _whole_spread(node):
-    """`rt.unreduce(g, a, None)`: one number spread over the shape of `a`."""
-    return _is_call(node, "unreduce") and len(node.args) == 3 and not node.keywords and \
-        isinstance(node.args[2], gast.Constant) and node.args[2].value is None
 
 
 def _pure(node):

@@ -42,7 +42,9 @@ from . import (
     optimize,
     parse,
     resolve,
+    returns,
     reverse,
+    scalar_loops,
 )
 from .naming import Namer
 
@@ -304,6 +306,7 @@ def _adjoint(func, positions, kinds, tidy, check_nan):
     namer = Namer(_all_names(source.tree) | RESERVED)
     exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)
+    scalar_loops.rewrite(body, namer, kinds, returns.of_call)
     clogs.mark_integer_writes(body)
     useful = activity.analyse(body, wrt, params)
     found = clogs.find(source, body, wrt)
@@ -348,6 +351,7 @@ def _tangent(func, positions, kinds):
     namer = Namer(_all_names(source.tree) | RESERVED)
     exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)
+    scalar_loops.rewrite(body, namer, kinds, returns.of_call)
     clogs.mark_integer_writes(body)
     useful = activity.analyse(body, wrt, params)
     found = clogs.find(source, body, wrt)

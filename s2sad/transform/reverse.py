@@ -70,6 +70,7 @@ class _Reverse:
         self.blocks = Blocks(source, namer, link, self.adjoints, body)
         self.reads = {}          # id(statement) -> primal names its backward block reads
         self.shape_reads = {}    # id(statement) -> those of them it reads for their shape only
+        self._loop_bound = None  # names bound in a loop (made once)
         self.d_result = namer.fresh("d_result")
         self.primal_names = set(self.params) | {
             n.id for s in body for n in nodes.walk(s)
@@ -186,8 +187,22 @@ class _Reverse:
         code = self._backward_block(statement.body)
         self.adjoints.out = code
         self.adjoints.canonical(touched, zero=touched, private=private, scalars=scalars)
-        return before + [_Marker("loop", statement, code, []),
-                         _Marker("restore", statement, [], [])]
+        # `before` (`dhead = rt.zeros_like(head)`) reads values as the loop left them: the
+        # loop's own reads, put back before it runs (tape.py: the marker's orelse); only names
+        # a loop binds may hold another value there
+        read = self._names_read(before) & self._bound_in_loops()
+        self.reads[id(statement)] = self.reads.get(id(statement), set()) | read
+        self.shape_reads[id(statement)] = self.shape_reads.get(id(statement), set()) | \
+            (_read_for_shape_only(before) & read)
+        return [_Marker("loop", statement, code, before), _Marker("restore", statement, [], [])]
+
+    def _bound_in_loops(self):
+        if self._loop_bound is None:
+            loops = [x for s in self.body for x in nodes.walk(s)
+                     if isinstance(x, (gast.For, gast.While))]
+            self._loop_bound = {n.id for loop in loops for n in nodes.walk(loop)
+                                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        return self._loop_bound
 
     def _carried(self, compound):
         """(names whose adjoints the construct may change, those of them live before it, those

@@ -114,8 +114,9 @@ class Tape:
 
     # ---- the backward sweep: markers expanded ------------------------------------------------
 
-    def expand(self, statements):
-        out, commented = [], None
+    def expand(self, statements, commented=None):
+        """`commented`: the origin whose comment the code just before `statements` printed."""
+        out = []
         for statement in statements:
             kind = getattr(statement, "kind", None)
             if kind == "stmt":
@@ -133,8 +134,10 @@ class Tape:
                 out.extend(self._expand_if(statement))
                 commented = None
             elif kind == "loop":
-                out.extend(self._expand_loop(statement))
-                commented = None
+                origin = _origin(statement.statement)
+                made = not isinstance(origin, (gast.For, gast.While))   # scalar_loops.py's
+                out.extend(self._expand_loop(statement, commented if made else None))
+                commented = origin if made else None
             else:
                 out.append(statement)
         return out
@@ -163,23 +166,34 @@ class Tape:
             test, body, orelse = gast.UnaryOp(gast.Not(), test), orelse, []
         return code + [gast.If(test, body, orelse)]
 
-    def _expand_loop(self, marker):
+    def _expand_loop(self, marker, commented=None):
+        """`commented`: for a loop the transformer made for a statement (scalar_loops.py),
+        the origin already commented: the loop and its body then print no comment of it."""
         statement = marker.statement
-        body = self.expand(marker.body)
+        origin = _origin(statement)
+        made = not isinstance(origin, (gast.For, gast.While))
+        body, before = self.expand(marker.body, origin if made else None), marker.orelse
         if not body:
-            return []
+            return before
+        put_back = {n.id for s in self.loads.get(id(statement), []) for n in nodes.walk(s)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        # the zeros before the loop (`dx = rt.zeros_like(x)`) go first, unless they read a
+        # value put back for the loop
+        early, before = ([], before) if put_back & nodes.names(gast.Module(before, [])) \
+            else (before, [])
         trips = self.namer.numbered("_trips")
         self.recorded[id(statement)] = trips
-        code = [nodes.Comment(f"grad of: {self._header(statement)}")]
+        said = self._comment(origin) if made else self._header(statement)
+        code = [] if made and origin is commented else [nodes.Comment(f"grad of: {said}")]
         bounds_again = [nodes.clone(s) for s in self.bound_recomputation(statement) or ()]
         backwards = self._reversed_range(statement, nodes.values_of(bounds_again))
         if backwards is not None:  # `for i in range(n - 1, 0, -1)`, as a person writes it
             self.recomputed.add(trips)  # not kept: the forward sweep's count, if any, is its own
             loop = gast.For(nodes.clone(statement.target), backwards, body, [], None)
             loop.s2sad_reversed = statement
-            return code + self.loads.get(id(statement), []) + [loop]
+            return early + code + self.loads.get(id(statement), []) + before + [loop]
         counter, first = self._counter(statement)  # may add the loads of its range's start
-        code.extend(self.loads.get(id(statement), []))
+        code.extend(self.loads.get(id(statement), []) + before)
         if self.region_of[id(statement)] is not None:
             if self._stable_range(statement):
                 self.recomputed.add(trips)  # the backward sweep counts the range again
@@ -188,12 +202,12 @@ class Tape:
             else:
                 code.append(self.pop_count(("trips", trips), trips, statement))
         if checkpoint.is_checkpointed(statement):
-            return code + checkpoint.backward(self, statement, counter, first + body)
+            return early + code + checkpoint.backward(self, statement, counter, first + body)
         backwards = _call("range", gast.BinOp(nodes.name(trips), gast.Sub(), nodes.constant(1)),
                           _minus_one(), _minus_one())
         loop = gast.For(nodes.name(counter, store=True), backwards, first + body, [], None)
         loop.s2sad_reversed = statement  # counted.py: the trips of `statement`, undone
-        return code + [loop]
+        return early + code + [loop]
 
     def _reversed_range(self, loop, values):
         """`range(b - 1, a - 1, -1)` for a `for` over `range(a, b)` (or `range(b)`) of stable
@@ -274,10 +288,11 @@ class Tape:
 
     # ---- the forward sweep -------------------------------------------------------------------
 
-    def forward(self, statements, taped=True):
+    def forward(self, statements, taped=True, previous=None):
         """The forward sweep of `statements`: the primal code with what is kept for the backward
-        sweep, or (`taped=False`) the primal code alone."""
-        out, previous = [], None
+        sweep, or (`taped=False`) the primal code alone. `previous`: the origin commented just
+        before (a loop's own, for its body)."""
+        out = []
         for statement in statements:
             origin = _origin(statement)
             code = self._forward_one(statement, taped)
@@ -319,7 +334,7 @@ class Tape:
             return [statement] if taped else [nodes.clone(statement)]
         if taped and checkpoint.is_checkpointed(statement) and id(statement) in self.recorded:
             return checkpoint.forward(self, statement)
-        body = self.forward(statement.body, taped)
+        body = self.forward(statement.body, taped, _origin(statement))
         exits = getattr(statement, "s2sad_exits", [])
         if exits:
             body.append(checkpoint.exit_test(exits))
