@@ -32,18 +32,18 @@ def spread_once(node, shapes):
 def spread_names_once(function, shapes):
     """`d = rt.unreduce(g, a, None)` -> `d = g` where every read of `d` is a factor of a product
     with an array of `a`'s shape (`dx = d * x + d * x` after `z = x * x; np.sum(z)`)."""
-    loads, good = {}, {}
+    loads, good, assigned, spreads = {}, {}, {}, {}
     for node in nodes.walk(function):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            loads[node.id] = loads.get(node.id, 0) + 1
-    spreads = {s.targets[0].id: s for s in nodes.walk(function) if isinstance(s, gast.Assign)
-               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-               and (whole_spread(s.value) or _axis_spread(s.value))
-               and isinstance(s.value.args[1], gast.Name)}
-    assigned = {}
-    for node in nodes.walk(function):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            assigned[node.id] = assigned.get(node.id, 0) + 1
+        if isinstance(node, gast.Name):
+            table = loads if isinstance(node.ctx, gast.Load) else assigned
+            table[node.id] = table.get(node.id, 0) + 1
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and \
+                (whole_spread(node.value) or _axis_spread(node.value)) and \
+                isinstance(node.value.args[1], gast.Name):
+            spreads[node.targets[0].id] = node
+    if not spreads:
+        return
     for node in nodes.walk(function):
         if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult)):
             continue

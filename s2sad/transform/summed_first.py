@@ -26,14 +26,17 @@ from .nodes import dotted_parts
 
 
 def rewrite(function):
-    for node in nodes.walk(function):   # the product written inside the sum (folded)
-        row, value = _summed_over_rows(node)
-        if row is not None and _is_product_of_matrices(value):
-            _sum_first(value, row)
-    loads = {}
+    loads, products = {}, False
     for node in nodes.walk(function):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             loads[node.id] = loads.get(node.id, 0) + 1
+        elif _is_product_of_matrices(node):
+            products = True
+        row, value = _summed_over_rows(node)   # the product written inside the sum (folded)
+        if row is not None and _is_product_of_matrices(value):
+            _sum_first(value, row)
+    if not products:
+        return
     for node in nodes.walk(function):
         body = getattr(node, "body", None)
         for statements in (body, getattr(node, "orelse", None)):
