@@ -435,6 +435,8 @@ def test_a_sum_of_a_row_in_a_loop_is_a_loop_over_its_elements(jit):
                      source), source
     assert re.search(r"_stack_(_t\d+)\[r, _e\] = ", source), source
     assert "dz[r, _e] += " in source and "rt.keep_row" not in source
+    # the max's gradient goes into the row of dz, without an array made for it
+    assert "rt.add_extremum_grad(dz[r], dpeak, z[r], peak)" in source
     assert "numpy.sum(w * w)" in source
     # one comment for the statement, not one per loop
     assert source.count("# total = total + peak") == 1, source

@@ -126,3 +126,19 @@ def test_slice_of_another_shape_is_still_a_value_error():
 
     with pytest.raises(ValueError, match="cannot assign slice"):
         put(np.zeros((3, 4)), np.ones(5))
+
+
+@pytest.mark.parametrize("g", [2.0, np.array(0.5)])
+def test_add_extremum_grad_adds_in_place_what_extremum_grad_gives(g):
+    """rt.add_extremum_grad(out[r], ...) adds into the row of `out` (a view), compiled and as
+    Python, the same numbers as `out[r] += rt.extremum_grad(...)`."""
+    def form(out, g, b):
+        rt.add_extremum_grad(out[1], g, b[1], np.max(b[1]))
+        return out
+    b = np.array([[1.0, 5.0, 5.0], [5.0, 2.0, 5.0]])
+    want = np.ones((2, 3))
+    want[1] += rt.extremum_grad(g, b[1], np.max(b[1]), None)
+    for run in (numba.njit(form), form):
+        got = run(np.ones((2, 3)), g, b)
+        np.testing.assert_array_equal(got, want)
+    assert want[1, 0] == want[1, 2] == 1.0 + float(g) / 2 and want[1, 1] == 1.0

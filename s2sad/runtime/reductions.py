@@ -20,9 +20,9 @@ from .arrays import filled, indices, loop_nest, norm_axis
 from .dispatch import (by_type, generate, is_array, is_float64, is_int, is_none, is_scalar,
                        jitable, loops, python_only)
 
-__all__ = ["prod_grad", "extremum_grad", "ptp_grad", "var_grad", "std_grad", "cumsum_grad",
-           "cumprod_grad", "norm_grad", "average_grad_a", "average_grad_weights",
-           "nansum_grad", "nanmean_grad", "median_grad"]
+__all__ = ["prod_grad", "extremum_grad", "add_extremum_grad", "ptp_grad", "var_grad",
+           "std_grad", "cumsum_grad", "cumprod_grad", "norm_grad", "average_grad_a",
+           "average_grad_weights", "nansum_grad", "nanmean_grad", "median_grad"]
 
 
 # ---- building blocks (also used by reduction_tangents.py) ---------------------------------------
@@ -134,20 +134,44 @@ def extremum_grad(g, a, z, axis):
 
 
 @functools.lru_cache(maxsize=None)
-def _extremum_loop(nd, g_number, z_number):
+def _extremum_loop(nd, g_number, z_number, into=False):
     """Numba's extremum_grad over the whole of a (nd dims): the same products as the NumPy
-    form, written as two loops (one counts the ties)."""
+    form, written as two loops (one counts the ties); `into`: add_extremum_grad's, adding
+    into `out` (where its shape is not a's, as `+=` would: broadcast)."""
     g, z = ("g" if g_number else "g[()]"), ("z" if z_number else "z[()]")
     index = indices(nd)
-    lines = [f"v = float({g})", f"m = {z}", "count = 0",
-             *loop_nest(nd, "a.shape", [f"if a[{index}] == m:", "    count += 1"]),
-             "w = 1.0 / max(count, 1)",
-             "hit = (1.0 * w) * v",
-             "miss = (0.0 * w) * v",
-             "out = np.empty(a.shape)",
-             *loop_nest(nd, "a.shape", [f"out[{index}] = hit if a[{index}] == m else miss"]),
-             "return out"]
+    lines = ["if out.shape != a.shape:",
+             "    out += (shares(flat64(a) == z) * value(g)).reshape(a.shape)",
+             "    return"] if into else []
+    lines += [f"v = float({g})", f"m = {z}", "count = 0",
+              *loop_nest(nd, "a.shape", [f"if a[{index}] == m:", "    count += 1"]),
+              "w = 1.0 / max(count, 1)",
+              "hit = (1.0 * w) * v",
+              "miss = (0.0 * w) * v"]
+    if into:
+        lines += loop_nest(nd, "a.shape",
+                           [f"out[{index}] += hit if a[{index}] == m else miss"])
+        return generate("add_extremum_grad_loop", ["out", "g", "a", "z"], lines,
+                        {"shares": shares, "flat64": flat64, "value": value})
+    lines += ["out = np.empty(a.shape)",
+              *loop_nest(nd, "a.shape", [f"out[{index}] = hit if a[{index}] == m else miss"]),
+              "return out"]
     return generate("extremum_grad_loop", ["g", "a", "z", "axis"], lines, {})
+
+
+@by_type
+def add_extremum_grad(out, g, a, z):
+    """`out += extremum_grad(g, a, z, None)` in place, without making the gradient's array:
+    `out`, of a's shape, is a view of a gradient (optimize.py writes `da[i] += ...` so)."""
+    if is_array(out) and is_array(a) and out.ndim == a.ndim and is_value(g) and is_value(z):
+        def add(out, g, a, z):
+            out += (shares(flat64(a) == z) * value(g)).reshape(a.shape)
+        return loops(add, _extremum_loop(a.ndim, is_scalar(g), is_scalar(z), into=True))
+    return python_only(_add_extremum_grad)
+
+
+def _add_extremum_grad(out, g, a, z):
+    out += extremum_grad(g, a, z, None)
 
 
 def _extremum_grad(g, a, z, axis):

@@ -225,8 +225,10 @@ class Blocks:
         var = self.adjoints.own(array)
         index = statement.value.slice
         if _is_basic(index, statement.s2sad_ints):
-            self.adjoints.out.append(gast.AugAssign(
-                gast.Subscript(nodes.name(var), index, gast.Store()), gast.Add(), seed))
+            scatter = gast.AugAssign(gast.Subscript(nodes.name(var), index, gast.Store()),
+                                     gast.Add(), seed)
+            scatter.s2sad_basic = True   # `var[index]` is a view (or one element)
+            self.adjoints.out.append(scatter)
         else:  # integer arrays may repeat an index: every occurrence must add
             self.adjoints.out.append(gast.Expr(nodes.call("rt.add_at", nodes.name(var),
                                                           _as_value(index), seed)))
@@ -337,6 +339,10 @@ def _mark_shapes(expression, statement):
                 isinstance(node.args[1], gast.Name) and node.args[1].id in shapes:
             node.s2sad_class = shapes[node.args[1].id]
             node.s2sad_rank = _axis_reduced_rank(node, statement)
+        elif isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == \
+                ["rt", "extremum_grad"] and len(node.args) == 4 and \
+                isinstance(node.args[1], gast.Name):   # for optimize._extremum_in_place
+            node.s2sad_rank = getattr(statement, "s2sad_ranks", {}).get(node.args[1].id)
 
 
 def _axis_reduced_rank(unreduce, statement):

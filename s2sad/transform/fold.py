@@ -63,7 +63,7 @@ _NUMPY = {"sum": 2, "prod": 2, "mean": 2, "dot": 2, "vdot": 2, "inner": 2, "oute
           "max": 2, "min": 2, "where": 3, "expand_dims": 2}
 _LINALG = frozenset({"norm", "det", "inv", "solve"})
 _RT = frozenset({"unbroadcast", "unreduce", "zeros_like", "broadcast_like", "reduce_sum", "sigmoid",
-                 "reshape_like", "matmul_grad_a", "matmul_grad_b"})
+                 "reshape_like", "matmul_grad_a", "matmul_grad_b", "extremum_grad"})
 _BUILTINS = frozenset({"len", "float", "int", "abs"})
 # calls that change no existing value, though not moved: copies and new arrays
 _FRESH = frozenset({("rt", "saved"), ("rt", "copy"), ("numpy", "copy"), ("numpy", "empty"),

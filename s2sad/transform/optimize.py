@@ -42,10 +42,30 @@ def tidy(function):
         _drop_idle_counters(function)
         function = fold.fold(function, owners)  # what kept them may fold now
     copies.propagate(function)
+    _extremum_in_place(function, owners)
     copies.drop_repeats(function)
     _drop_dead_temporaries(function)
     _drop_bare_comments(function)
     return function
+
+
+def _extremum_in_place(function, owners):
+    """`dz[r] += rt.extremum_grad(g, z_r, peak, None)` -> `rt.add_extremum_grad(dz[r], g, z_r,
+    peak)`: the gradient of a max goes into the row of a private gradient array where it
+    belongs, without an array of it made first (the same additions)."""
+    for statements in nodes.statement_lists(function):
+        for index, statement in enumerate(statements):
+            value = getattr(statement, "value", None)
+            if isinstance(statement, gast.AugAssign) and isinstance(statement.op, gast.Add) and \
+                    getattr(statement, "s2sad_basic", False) and \
+                    isinstance(statement.target.value, gast.Name) and \
+                    statement.target.value.id in owners and _is_call(value, "extremum_grad") \
+                    and len(value.args) == 4 and isinstance(value.args[3], gast.Constant) and \
+                    value.args[3].value is None and (getattr(value, "s2sad_rank", 0) or 0) >= 1:
+                view = gast.Subscript(nodes.clone(statement.target.value),
+                                      nodes.clone(statement.target.slice), gast.Load())
+                call = nodes.call("rt.add_extremum_grad", view, *value.args[:3])
+                statements[index] = gast.copy_location(gast.Expr(call), statement)
 
 
 def _drop_bare_comments(function):
