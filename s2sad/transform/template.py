@@ -60,7 +60,7 @@ def contributions(rule, call_args, call_keywords, result_atom, result_adjoint):
     out = []
     for argument, expression in template.contributions:
         filled = _Filler(values, template.result, result_atom,
-                         {template.result: result_adjoint}).visit(copy.deepcopy(expression))
+                         {template.result: result_adjoint}).visit(nodes.clone(expression))
         out.append((values[argument], filled))
     return out
 
@@ -315,14 +315,14 @@ class _Filler(gast.NodeTransformer):
     def visit_Subscript(self, node):
         subject = _adjoint_subject(node)
         if subject is not None and subject in self.marked:
-            return copy.deepcopy(self.marked[subject])
+            return nodes.clone(self.marked[subject])
         return self.generic_visit(node)
 
     def visit_Name(self, node):
         if node.id == self.result:
-            return copy.deepcopy(self.result_atom)
+            return nodes.clone(self.result_atom)
         if node.id in self.values:
-            return copy.deepcopy(self.values[node.id])
+            return nodes.clone(self.values[node.id])
         return node
 
 
