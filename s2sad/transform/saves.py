@@ -181,7 +181,7 @@ class Saves(Tape):
             if is_loop(statement) and region is None:  # the loop reads what its blocks read
                 inside = set().union(*(self.reads.get(id(s), set()) for s in walk([statement])))
                 assigned = {n for s in walk(statement.body) for n in self.defined_by(s)}
-                reads = inside - assigned | reads   # and its own (the zeros before it)
+                reads = (inside - assigned) | reads   # and its own (the zeros before it)
             if name in reads and not self._recomputed(statement, name, body):
                 readers.append(statement)
         return readers

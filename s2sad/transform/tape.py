@@ -134,10 +134,8 @@ class Tape:
                 out.extend(self._expand_if(statement))
                 commented = None
             elif kind == "loop":
-                origin = _origin(statement.statement)
-                made = not isinstance(origin, (gast.For, gast.While))   # scalar_loops.py's
-                out.extend(self._expand_loop(statement, commented if made else None))
-                commented = origin if made else None
+                out.extend(self._expand_loop(statement, commented))
+                commented = _made_for(statement.statement)
             else:
                 out.append(statement)
         return out
@@ -170,21 +168,21 @@ class Tape:
         """`commented`: for a loop the transformer made for a statement (scalar_loops.py),
         the origin already commented: the loop and its body then print no comment of it."""
         statement = marker.statement
-        origin = _origin(statement)
-        made = not isinstance(origin, (gast.For, gast.While))
-        body, before = self.expand(marker.body, origin if made else None), marker.orelse
+        made = _made_for(statement)
+        body, before = self.expand(marker.body, made), marker.orelse
         if not body:
             return before
         put_back = {n.id for s in self.loads.get(id(statement), []) for n in nodes.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         # the zeros before the loop (`dx = rt.zeros_like(x)`) go first, unless they read a
         # value put back for the loop
-        early, before = ([], before) if put_back & nodes.names(gast.Module(before, [])) \
+        early, before = ([], before) if any(put_back & nodes.names(s) for s in before) \
             else (before, [])
         trips = self.namer.numbered("_trips")
         self.recorded[id(statement)] = trips
-        said = self._comment(origin) if made else self._header(statement)
-        code = [] if made and origin is commented else [nodes.Comment(f"grad of: {said}")]
+        said = self._header(statement) if made is None else self._comment(made)
+        code = [] if made is not None and made is commented else \
+            [nodes.Comment(f"grad of: {said}")]
         bounds_again = [nodes.clone(s) for s in self.bound_recomputation(statement) or ()]
         backwards = self._reversed_range(statement, nodes.values_of(bounds_again))
         if backwards is not None:  # `for i in range(n - 1, 0, -1)`, as a person writes it
@@ -531,6 +529,12 @@ def _origin(statement):
     return getattr(statement, "s2sad_origin", statement)
 
 
+
+
+def _made_for(loop):
+    """The statement scalar_loops.py made a loop for; None for a loop of the source."""
+    origin = _origin(loop)
+    return None if isinstance(origin, (gast.For, gast.While)) else origin
 
 
 def walk(statements):
