@@ -62,9 +62,8 @@ def rewrite(body, namer, kinds, results=None):
 class _Rewriter:
     def __init__(self, namer, loads, body):
         self.namer, self.loads = namer, loads
-        stored = [n.id for s in body for n in nodes.walk(s)
-                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
-        self.never_stored = lambda name: name not in stored
+        self.stored = {n.id for s in body for n in nodes.walk(s)
+                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.outer = None      # (the statement list holding the outermost loop, that loop)
         self.hoisted = []      # (statement list, loop, statements to put before the loop)
 
@@ -100,7 +99,7 @@ class _Rewriter:
                for n in nodes.walk(loop)):
             return False
         before = statements[:next(i for i, s in enumerate(statements) if s is loop)]
-        return self.never_stored(array.id) or any(
+        return array.id not in self.stored or any(
             isinstance(s, gast.Assign) and len(s.targets) == 1 and
             isinstance(s.targets[0], gast.Name) and s.targets[0].id == array.id for s in before)
 
