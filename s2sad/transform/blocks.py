@@ -343,6 +343,19 @@ def _mark_shapes(expression, statement):
                 ["rt", "extremum_grad"] and len(node.args) == 4 and \
                 isinstance(node.args[1], gast.Name):   # for optimize._extremum_in_place
             node.s2sad_rank = getattr(statement, "s2sad_ranks", {}).get(node.args[1].id)
+        elif _plain_transpose(node, statement):
+            node.func, node.args = nodes.dotted("numpy.transpose"), node.args[:1]
+
+
+def _plain_transpose(node, statement):
+    """`rt.transpose_grad(g, a, None)` with `a` a known array: the helper reads `a` only to
+    tell an array from a number, so `numpy.transpose(g)` does, and `a` need not be kept for
+    the backward sweep (`q.T` in the GMM keeps q's elements no longer)."""
+    return isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == \
+        ["rt", "transpose_grad"] and len(node.args) == 3 and not node.keywords and \
+        isinstance(node.args[1], gast.Name) and \
+        (getattr(statement, "s2sad_ranks", {}).get(node.args[1].id) or 0) >= 1 and \
+        isinstance(node.args[2], gast.Constant) and node.args[2].value is None
 
 
 def _axis_reduced_rank(unreduce, statement):
