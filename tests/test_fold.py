@@ -502,6 +502,29 @@ def test_random_expressions_fold_back_to_themselves(seed, monkeypatch):
         assert _run(function, args) == _run(unfolded, args)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_same_says_what_comparing_dumps_says(seed):
+    """nodes.same stands in for `gast.dump(a) == gast.dump(b)` (exact.py, emit.py, ...)."""
+    rng = random.Random(seed)
+    trees = [_random_expression(rng, 3) for _ in range(30)]
+    trees += [nodes.clone(t) for t in trees[:10]]
+    trees += [gast.Constant(v, None) for v in (1, 1.0, True, -0.0, 0.0, float("nan"), "1")]
+    trees += [nodes.name("a", store=True), nodes.name("a")]
+    for a in trees:
+        for b in trees:
+            assert nodes.same(a, b) == (gast.dump(a) == gast.dump(b)), (gast.dump(a),
+                                                                        gast.dump(b))
+
+
+def test_a_printing_that_does_not_parse_back_is_an_internal_error():
+    function = _function([gast.Return(gast.BinOp(gast.BinOp(
+        nodes.name("a"), gast.Sub(), nodes.name("b")), gast.Sub(), nodes.name("c")))])
+    tree = gast.gast_to_ast(function)
+    emit._check_round_trip("def f(a, b, c):\n    return a - b - c\n", tree)
+    with pytest.raises(s2sad.errors.InternalError):
+        emit._check_round_trip("def f(a, b, c):\n    return a - (b - c)\n", tree)
+
+
 # ---- gradients: the same numbers, bit for bit, as without folding ------------------------------
 
 def simple(x, y):

@@ -12,7 +12,7 @@ import gast
 
 from s2sad.errors import InternalError
 
-from .nodes import Comment
+from .nodes import Comment, same
 
 _MARKER = "__s2sad_comment_{}__"
 _MARKER_LINE = re.compile(r"^(\s*)__s2sad_comment_(\d+)__$")
@@ -55,6 +55,6 @@ def _mark_comments(node, comments, replaced):
 
 def _check_round_trip(text, tree):
     """The printed text (markers still in) must parse back to the very tree printed."""
-    if ast.dump(ast.parse(text).body[0]) != ast.dump(tree):
+    if not same(ast.parse(text).body[0], tree):
         raise InternalError("the printed source does not parse back to the generated tree "
                             "(an astor printing problem)")

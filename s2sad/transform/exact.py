@@ -36,10 +36,9 @@ class _Exact(gast.NodeTransformer):
                 isinstance(node.right.op, gast.USub):   # `a + -b` -> `a - b`: the same number
             return gast.copy_location(gast.BinOp(node.left, gast.Sub(), node.right.operand),
                                       node)
-        if isinstance(node.op, gast.Add) and not any(
+        if isinstance(node.op, gast.Add) and nodes.same(node.left, node.right) and not any(
                 isinstance(n, gast.Call) and (dotted_parts(n.func) or [""])[0] not in
-                ("numpy", "math", "rt") for n in nodes.walk(node.left)) and \
-                gast.dump(node.left) == gast.dump(node.right):
+                ("numpy", "math", "rt") for n in nodes.walk(node.left)):
             return gast.copy_location(gast.BinOp(gast.Constant(2, None), gast.Mult(),
                                                  node.left), node)
         return node

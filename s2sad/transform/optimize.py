@@ -430,7 +430,7 @@ def _is_write(statement, part, kind):
             return False
         target = statement.target
     return isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
-        target.value.id == part.value.id and gast.dump(target.slice) == gast.dump(part.slice)
+        target.value.id == part.value.id and nodes.same(target.slice, part.slice)
 
 
 def _only_adds_into(statement, array, shared, fixed):

@@ -123,7 +123,7 @@ class _Rewriter:
         read = gast.Subscript(nodes.clone(array), element, gast.Load())
         if isinstance(chain.vector, gast.Subscript):   # `_t31 = inner[r]` -> `inner[r, _e]`
             for statement in loop_body:
-                if gast.dump(statement.value) == gast.dump(chain.vector):
+                if nodes.same(statement.value, chain.vector):
                     statement.value = nodes.clone(read)
         else:   # `_t50 = q_diag[_e]`, read where q_diag was
             name = self.namer.numbered("_t")
@@ -235,7 +235,7 @@ class _Chain:
         if self.vector is None:
             self.vector = nodes.clone(node)   # (the statements' own nodes are renamed later)
             return True
-        return gast.dump(self.vector) == gast.dump(node)
+        return nodes.same(self.vector, node)
 
     def length(self):
         """(array, axis) whose length the vector has: `v`, 0; or `a`, 2 for `a[i, j]`."""
