@@ -13,8 +13,12 @@ NUMBA_CACHE_DIR directories:
              the first call of a new function on a machine where s2sad has run before.
   process 2, same directories as process 1: import time; get the gradient and call it once
              (files and compiled code come from the disk cache)
+  process 3, for a problem of problems.py, with another empty NUMBA_CACHE_DIR: the first call
+             of its hand-written adjoint (hand_adjoints.py), which is Numba's compile of it and
+             of the NumPy functions it calls, plus the call: what the same function costs to
+             compile written by hand, the yardstick for s2sad's first call
 
-    python benchmarks/latency.py --child INDEX    # one measurement, prints a JSON line
+    python benchmarks/latency.py --child INDEX [--hand]   # one measurement, prints a JSON line
 """
 import argparse
 import dataclasses
@@ -42,6 +46,7 @@ class Latency:
     cold_call: float = None      # s, the same with nothing cached, helpers included
     second_imports: float = None
     second_process: float = None  # s, gradient from the cache + one call
+    hand_call: float = None      # s, first call of the hand-written adjoint (its compile)
     error: str = None
 
 
@@ -72,7 +77,12 @@ def measure_all(say, only=None):
             if second["file"] != first["file"]:  # s2sad itself changed between the two runs
                 row.error = (f"the second process generated another file ({second['file']}, "
                              f"not {first['file']}): was s2sad edited meanwhile?")
-            say(f"second process {row.second_process:.3f} s\n")
+            say(f"second process {row.second_process:.3f} s")
+            if cases.hand_adjoint(func) is not None:
+                row.hand_call = _run_child(index, cache_dir, os.path.join(scratch, "hand"),
+                                           hand=True)["total"]
+                say(f"; hand adjoint's first call {row.hand_call:.2f} s")
+            say("\n")
         except RuntimeError as exc:
             row.error = str(exc)
             say("error\n")
@@ -82,9 +92,10 @@ def measure_all(say, only=None):
     return results
 
 
-def _run_child(index, cache_dir, numba_dir):
+def _run_child(index, cache_dir, numba_dir, hand=False):
     env = dict(os.environ, S2SAD_CACHE_DIR=cache_dir, NUMBA_CACHE_DIR=numba_dir)
     command = [sys.executable, os.path.join(HERE, "latency.py"), "--child", str(index)]
+    command += ["--hand"] if hand else []
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
     except subprocess.TimeoutExpired:
@@ -92,6 +103,20 @@ def _run_child(index, cache_dir, numba_dir):
     if done.returncode != 0:
         raise RuntimeError(f"the measuring process failed:\n{done.stderr.strip()[-1500:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def hand_child(index):
+    """The first call of the hand-written adjoint: its Numba compile (and that of the NumPy
+    functions and the helpers it calls, none cached) and the call, at the --quick sizes."""
+    import numpy as np
+
+    import cases
+    _, func, _, make_args = cases.latency_functions()[index]
+    adjoint = cases.hand_adjoint(func)
+    args = make_args(np.random.default_rng(0))
+    start = time.perf_counter()
+    adjoint(*args)
+    print(json.dumps({"total": time.perf_counter() - start}))
 
 
 def child(index):
@@ -129,4 +154,7 @@ def child(index):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", type=int, required=True, help="index of the function")
-    child(parser.parse_args().child)
+    parser.add_argument("--hand", action="store_true",
+                        help="time the first call of its hand-written adjoint instead")
+    options = parser.parse_args()
+    (hand_child if options.hand else child)(options.child)

@@ -57,15 +57,17 @@ def gradient_table(rows):
 
 def latency_table(latencies):
     lines = ["| function | lines | imports | transform (again) | first call (nothing cached) "
-             "| second process (its imports) |", "|---|---:|---:|---:|---:|---:|"]
+             "| second process (its imports) | hand adjoint's first call |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for lat in latencies:
         if lat.second_process is None:
-            lines.append(f"| {lat.name} | {lat.lines} | error | | | |")
+            lines.append(f"| {lat.name} | {lat.lines} | error | | | | |")
             continue
+        hand = "-" if lat.hand_call is None else f"{lat.hand_call:.2f} s"
         lines.append(f"| {lat.name} | {lat.lines} | {lat.imports:.2f} s | "
                      f"{lat.transform * 1e3:.0f} ms ({lat.transform_again * 1e3:.0f} ms) | "
                      f"{lat.first_call:.2f} s ({lat.cold_call:.2f} s) | "
-                     f"{lat.second_process:.3f} s ({lat.second_imports:.2f} s) |")
+                     f"{lat.second_process:.3f} s ({lat.second_imports:.2f} s) | {hand} |")
     return lines
 
 
@@ -141,7 +143,10 @@ def targets(rows, latencies, counts=()):
             out.append((f"{lat.name}: first call (fresh process, gradient not cached: "
                         f"transform + compile + call) <= {FIRST_CALL} s",
                         f"{lat.first_call:.2f} s (nothing cached, helpers included: "
-                        f"{lat.cold_call:.2f} s)", verdict(lat.first_call <= FIRST_CALL)))
+                        f"{lat.cold_call:.2f} s" + ("" if lat.hand_call is None else
+                                                   f"; the hand adjoint's first call: "
+                                                   f"{lat.hand_call:.2f} s") + ")",
+                        verdict(lat.first_call <= FIRST_CALL)))
         out.append((f"{lat.name}: second process, from the cache, <= {SECOND_PROCESS} s after "
                     "imports", f"{lat.second_process:.3f} s",
                     verdict(lat.second_process <= SECOND_PROCESS)))
@@ -250,7 +255,11 @@ def write_markdown(path, opts, rows, latencies, installed, loads, chart_note, co
         "not included). The first call is that of a new function where s2sad has run before: "
         "Numba's cache holds s2sad's runtime helpers (compiled once per installation, "
         "`s2sad/runtime/numba_cache.py`), not the gradient; in parentheses, the first call "
-        "with nothing cached, helpers included, as on a new installation. Problem "
+        "with nothing cached, helpers included, as on a new installation. The hand "
+        "adjoint's first call: the problem's adjoint in `hand_adjoints.py`, called once in a "
+        "fresh process with an empty Numba cache, which is Numba compiling it (and the NumPy "
+        "functions it calls) plus the call: what the same gradient costs to compile when "
+        "written by hand. Problem "
         "functions at their --quick sizes (the compile does not depend on sizes); "
         "`examples/demo.py`'s `loss` w.r.t. W and b with the demo's arguments.",
         "",
