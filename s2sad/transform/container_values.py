@@ -34,7 +34,7 @@ class Container:
         return self.items[self.keys.index(key)] if key in self.keys else None
 
 
-class Reads(gast.NodeTransformer):
+class Reads(nodes.Transformer):
     def __init__(self, owner, like, whole):
         self.owner, self.like, self.whole = owner, like, whole
 

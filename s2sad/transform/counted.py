@@ -168,7 +168,7 @@ def _method_receiver(tree, name):
                for n in nodes.walk(tree))
 
 
-class _Rewrite(gast.NodeTransformer):
+class _Rewrite(nodes.Transformer):
     """`s.append(v)` -> `s = rt.push(s, _n0, v)`; `s.pop()` -> `s[_n0]` (or `rt.entry(s, _n0)`
     for arrays of any shape)."""
 

@@ -363,7 +363,7 @@ class _Desugar:
         return gast.copy_location(nodes.name(result), call)
 
 
-class _Expressions(gast.NodeTransformer):
+class _Expressions(nodes.Transformer):
     """Comprehensions and local function calls inside one statement's expressions."""
 
     def __init__(self, owner):
@@ -395,7 +395,7 @@ class _Expressions(gast.NodeTransformer):
         return node  # the fence reports a lambda that is not bound to a name
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(nodes.Transformer):
     def __init__(self, names):
         self.names = names
 

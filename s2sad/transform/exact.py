@@ -15,7 +15,7 @@ def after_folding(function):
     return _Exact().visit(function)
 
 
-class _Exact(gast.NodeTransformer):
+class _Exact(nodes.Transformer):
     """`dw * w + dw * w` (the two terms of `w * w`'s rule, folded together) -> `2 * (dw * w)`:
     the same number to the last bit (doubling is exact), one product fewer, and what a person
     writes. `numpy.sum(-g)` -> `-numpy.sum(g)`: the same sum of the same numbers, negated

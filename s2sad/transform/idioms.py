@@ -23,7 +23,7 @@ def rewrite(tree):
     _Sigmoid().visit(tree)
 
 
-class _Sigmoid(gast.NodeTransformer):
+class _Sigmoid(nodes.Transformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         argument = _sigmoid_argument(node)

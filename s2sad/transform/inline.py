@@ -277,7 +277,7 @@ class _Inliner:
         return f"{callee_name}_{name}_{k}"
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(nodes.Transformer):
     def __init__(self, names, values):
         self.names, self.values = names, values
 

@@ -360,7 +360,7 @@ def strip_hooks(tree):
     return _WithoutHooks().visit(tree)
 
 
-class _WithoutHooks(gast.NodeTransformer):
+class _WithoutHooks(nodes.Transformer):
     def visit_With(self, node):
         return None
 

@@ -493,7 +493,7 @@ def _literal(value):
     return gast.Constant(value, None)
 
 
-class _Folder(gast.NodeTransformer):
+class _Folder(nodes.Transformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         left, right = _int_literal(node.left), _int_literal(node.right)

@@ -104,7 +104,7 @@ def _lookup(module, name):
     return getattr(importlib.import_module(module), name)
 
 
-class _Resolver(gast.NodeTransformer):
+class _Resolver(nodes.Transformer):
     def __init__(self, source):
         self.source = source
         self.locals = local_names(source.tree)

@@ -400,7 +400,7 @@ class Tape:
         return self.source.segment(origin)
 
 
-class _Preallocate(gast.NodeTransformer):
+class _Preallocate(nodes.Transformer):
     """`s.append(v)` -> `s[index] = v`, `s.pop()` -> `s[index]`, and `s = numpy.empty(shape)`
     right after the trip count of the outermost loop, for the preallocated stacks."""
 

@@ -111,7 +111,7 @@ def _tangent_rule(primal, generation):
     return Tangent(adjoint.name, adjoint.result, adjoint.signature, total)
 
 
-class _Renamed(gast.NodeTransformer):
+class _Renamed(nodes.Transformer):
     """d[result] -> d[argument]."""
 
     def __init__(self, result, argument):
@@ -267,7 +267,7 @@ def _load(function, tangent):
     return Template(function.__name__, result, signature, found)
 
 
-class _Modules(gast.NodeTransformer):
+class _Modules(nodes.Transformer):
     """Spell module aliases the emitter's way (`np.cos` in a user's template -> `numpy.cos`)."""
 
     def __init__(self, namespace, parameters):
@@ -302,7 +302,7 @@ def as_node(value):
     return number_node(value)
 
 
-class _Filler(gast.NodeTransformer):
+class _Filler(nodes.Transformer):
     """Substitute the call's atoms for the template's parameters, and `marked[x]` for `d[x]`
     (the result's adjoint in an adjoint template, the arguments' tangents in a tangent one)."""
 
