@@ -181,3 +181,43 @@ DECLINED = [
 def test_forms_numba_declines_run_as_python(call, inputs):
     result = python_result_of_declined(call, inputs)
     assert isinstance(result, (float, np.ndarray))
+
+
+# ---- the sum along an axis the JIT flavour of a generated file calls (numpy_cached.py) -------
+
+@pytest.fixture(scope="module")
+def sums():
+    """Numba's own np.sum(a, axis) and numpy_cached.sum_along, compiled side by side."""
+    import numba
+
+    from s2sad.runtime import dispatch, numpy_cached
+    dispatch.install()
+    along = numpy_cached.sum_along
+    return (numba.njit(lambda a, axis: np.sum(a, axis=axis)),
+            numba.njit(lambda a, axis: along(a, axis)))
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+def test_sum_along_gives_numbas_sum_bit_for_bit(sums, layout, axis):
+    numbas, ours = sums
+    a = np.random.default_rng(3).normal(size=(37, 2 * 23)) * 1e3
+    a = {"C": a, "F": np.asfortranarray(a), "strided": a[:, ::2]}[layout]
+    expected = numbas(a, axis)
+    got = ours(a, axis)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert np.array_equal(got, expected)   # the same additions in the same order
+
+
+@pytest.mark.parametrize("a", [np.arange(12).reshape(3, 4), np.ones((2, 3, 4)),
+                               np.ones(5, np.float32).reshape(5, 1)])
+def test_sum_along_other_arrays_is_numbas_sum(sums, a):
+    numbas, ours = sums
+    for axis in range(a.ndim):
+        assert np.array_equal(ours(a, axis), numbas(a, axis))
+        assert ours(a, axis).dtype == numbas(a, axis).dtype
+
+
+def test_sum_along_an_axis_out_of_bounds_is_an_error(sums):
+    with pytest.raises(Exception):
+        sums[1](np.ones((2, 3)), 2)

@@ -13,7 +13,7 @@ import ast
 
 import numpy as np
 
-from .dispatch import jitable
+from .dispatch import by_type, is_array, is_float64, is_int, jitable
 
 NAME = "_s2sad_numpy"     # the global that holds this module in a jitted generated module
 
@@ -28,9 +28,34 @@ def sum_all(a):
     return np.sum(a)
 
 
-@jitable
+@by_type
 def sum_along(a, axis):
-    return np.sum(a, axis=axis)
+    """`np.sum(a, axis=axis)`; for a matrix of float64, loops: Numba's own sum along an axis
+    of a 1000 x 64 matrix takes 4x (rows) and 2x (columns) the time of these (the GMM's
+    `np.sum(mahal * mahal, axis=1)`). The same additions, in the same order, as Numba's."""
+    if is_array(a) and a.ndim == 2 and is_float64(a.dtype) and is_int(axis):
+        return _sum_matrix_along
+    return lambda a, axis: np.sum(a, axis=axis)
+
+
+@jitable
+def _sum_matrix_along(a, axis):
+    ax = axis + 2 if axis < 0 else axis
+    if ax == 1:     # each row's sum, in a register
+        rows = np.empty(a.shape[0])
+        for i in range(a.shape[0]):
+            acc = 0.0
+            for j in range(a.shape[1]):
+                acc += a[i, j]
+            rows[i] = acc
+        return rows
+    if ax == 0:     # row after row onto the column sums: memory read in order
+        columns = np.zeros(a.shape[1])
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                columns[j] += a[i, j]
+        return columns
+    return np.sum(a, axis=axis)   # NumPy's error for an axis out of bounds
 
 
 @jitable
