@@ -25,30 +25,48 @@ import re
 
 import gast
 
-from . import nodes
+from . import exact, nodes
 from .fold import TEMPORARY
 
 
 def propagate(function):
-    """Replace the reads of each temporary that copies a name by the name; drop the copies
-    that become `x = x`. The copy `t = x` itself is left to the dead-temporary pass."""
+    """Replace the reads of each temporary that copies a name by the name, and of one that
+    negates a name (`d_t33 = -d_t47`, the rule of `a - b`) by the negation (`-d_t47 * w4`, which
+    exact.py makes `dgamma - d_t47 * w4`); drop the copies that become `x = x`. The copy
+    `t = x` itself is left to the dead-temporary pass."""
     stores, loads, dropped = {}, {}, set()
+    operands, whole = set(), set()   # names read as operands of arithmetic; used as arrays
     for node in nodes.walk(function):
         if isinstance(node, gast.Name):
             table = loads if isinstance(node.ctx, gast.Load) else stores
             table.setdefault(node.id, []).append(node)
+        elif isinstance(node, (gast.BinOp, gast.UnaryOp)):
+            operands.update(id(n) for n in (getattr(node, "left", None),
+                                            getattr(node, "right", None),
+                                            getattr(node, "operand", None)))
+        elif isinstance(node, (gast.Call, gast.Subscript, gast.Attribute)):
+            whole.update(n.id for n in [*getattr(node, "args", ()), getattr(node, "value", None)]
+                         if isinstance(n, gast.Name))
     for statements in nodes.statement_lists(function):
         for index, statement in enumerate(statements):
             copy = _copy(statement)
             if copy is None or len(stores.get(copy[0], ())) != 1:
                 continue
-            temporary, source = copy
+            temporary, source, negated = copy
             reads = loads.get(temporary, [])
+            if negated and (source in whole or not all(id(r) in operands for r in reads)):
+                continue   # (an array a call may write into; a read the negation would cost)
             span = _span(statements[index + 1:], temporary, len(reads))
             if span is None or not _keeps(span, source):
                 continue
-            for read in reads:
-                read.id = source
+            if negated:
+                negation = _Negation(temporary, source)
+                for later in span:
+                    exact.after_folding(negation.visit(later))   # `a + -b * c` -> `a - b * c`
+                reads = negation.made
+            else:
+                for read in reads:
+                    read.id = source
             loads.setdefault(source, []).extend(reads)
             loads[temporary] = []
             made = span[-1]     # `x = t`, now `x = x`, goes (not a user's own `s = s`)
@@ -64,14 +82,29 @@ PROTECTED = re.compile(r"_d\w+_\d+\Z|_dout\d+\Z")
 
 
 def _copy(statement):
-    """(t, x) for `t = x` with t a temporary, else None."""
+    """(t, x, False) for `t = x` and (t, x, True) for `t = -x`, with t a temporary, else
+    None."""
     if isinstance(statement, gast.Assign) and len(statement.targets) == 1:
         target, value = statement.targets[0], statement.value
+        negated = isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
+        value = value.operand if negated else value
         if isinstance(target, gast.Name) and (TEMPORARY.match(target.id) or
                                               PROTECTED.match(target.id)) and \
                 isinstance(value, gast.Name) and value.id != target.id:
-            return target.id, value.id
+            return target.id, value.id, negated
     return None
+
+
+class _Negation(nodes.Transformer):
+    """Each read of `temporary` becomes `-source`; `made`: the new reads of source."""
+    def __init__(self, temporary, source):
+        self.temporary, self.source, self.made = temporary, source, []
+
+    def visit_Name(self, node):
+        if node.id != self.temporary or not isinstance(node.ctx, gast.Load):
+            return node
+        self.made.append(nodes.name(self.source))
+        return gast.UnaryOp(gast.USub(), self.made[-1])
 
 
 def _span(following, temporary, count):
