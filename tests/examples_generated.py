@@ -280,6 +280,18 @@ def row_sums(m, cube, v, col):
     return np.sum(rows * rows) + np.sum(np.sin(last)) + whole + np.sum(mixed * mixed)
 
 
+def squared_distances(x, centers, scale):
+    """The GMM's inner loop in small: `m`, kept for the backward sweep as a row of a tape, is
+    kept after `m * m` is computed; the square still folds into its sum, one expression (which
+    the compiled flavour sums without an array of the squares)."""
+    total = 0.0
+    for k in range(centers.shape[0]):
+        m = (x - centers[k]) * scale
+        s = np.sum(m * m, axis=1)
+        total = total + np.sum(np.exp(-s))
+    return total
+
+
 def centered_product(x, mu, w, lead):
     """A matrix product of rows less a mean: the mean's gradient sums the product's gradient
     over the rows before the product (`numpy.sum(dz, axis=0)`), not after; `lead` (a matrix

@@ -414,6 +414,16 @@ def test_the_gradient_of_a_sum_along_an_axis_is_broadcast_by_its_product(jit):
 
 
 @pytest.mark.parametrize("jit", [True, False])
+def test_a_value_folds_past_the_row_a_tape_keeps(jit):
+    args = (RNG.normal(size=(6, 3)), RNG.normal(size=(4, 3)), 0.7)
+    grad = s2sad.grad(ex.squared_distances, wrt=(0, 1, 2), jit=jit)
+    check_gradient(ex.squared_distances, args, (0, 1, 2), jit_fn=grad)
+    source = grad.source
+    assert "rt.keep_row(_stack_m," in source, source
+    assert "s = numpy.sum(m * m, axis=1)" in source, source
+
+
+@pytest.mark.parametrize("jit", [True, False])
 def test_a_product_summed_over_its_rows_is_summed_first(jit):
     args = (RNG.normal(size=(6, 3)), RNG.normal(size=3), RNG.normal(size=(3, 2)),
             RNG.normal(size=(1, 3)))

@@ -375,7 +375,9 @@ class _Folder:
         if parts in (["rt", "push"], ["rt", "keep_row"]) and call.args and \
                 isinstance(call.args[0], gast.Name):  # writes into the stack it is given only
             stack = call.args[0].id
-            return stack in self.private and stack not in reads
+            # a row of a keep_row tape is read (as a view) only in the backward sweep, which
+            # runs after every keep_row of the forward one: no value read here is such a view
+            return (stack in self.private or parts[1] == "keep_row") and stack not in reads
         return False
 
 
