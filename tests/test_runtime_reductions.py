@@ -197,6 +197,57 @@ def sums():
             numba.njit(lambda a, axis: along(a, axis)))
 
 
+@pytest.fixture(scope="module")
+def product_sums():
+    """Numba's own np.sum(a * b[, axis]) and numpy_cached's sums of a product, compiled."""
+    import numba
+
+    from s2sad.runtime import dispatch, numpy_cached
+    dispatch.install()
+    whole, along = numpy_cached.sum_product, numpy_cached.sum_product_along
+    return (numba.njit(lambda a, b: np.sum(a * b)), numba.njit(lambda a, b: whole(a, b)),
+            numba.njit(lambda a, b, axis: np.sum(a * b, axis=axis)),
+            numba.njit(lambda a, b, axis: along(a, b, axis)))
+
+
+def _layouts(shape, seed):
+    a = np.random.default_rng(seed).normal(size=shape[:-1] + (2 * shape[-1],)) * 1e3
+    return [a[..., :shape[-1]].copy(), np.asfortranarray(a[..., :shape[-1]]), a[..., ::2]]
+
+
+@pytest.mark.parametrize("shape", [(41,), (37, 23)])
+def test_sum_product_gives_numbas_sum_bit_for_bit(product_sums, shape):
+    numbas, ours = product_sums[:2]
+    for a in _layouts(shape, 1):
+        for b in _layouts(shape, 2):
+            assert ours(a, b) == numbas(a, b)
+    a, b = _layouts(shape, 1)[0], _layouts(shape[-1:], 2)[0]   # broadcast: NumPy's way
+    assert ours(a, b) == numbas(a, b)
+    assert ours(a.astype(np.float32), b) == numbas(a.astype(np.float32), b)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+def test_sum_product_along_gives_numbas_sum_bit_for_bit(product_sums, axis):
+    numbas, ours = product_sums[2:]
+    for a in _layouts((37, 23), 1):
+        for b in _layouts((37, 23), 2):
+            assert np.array_equal(ours(a, b, axis), numbas(a, b, axis))
+    a, b = _layouts((37, 23), 1)[0], _layouts((23,), 2)[0]
+    assert np.array_equal(ours(a, b, axis), numbas(a, b, axis))
+    with pytest.raises(Exception):
+        ours(a, a, 2)
+
+
+def test_the_jit_flavour_sums_a_product_without_its_array():
+    import ast
+
+    from s2sad.runtime import numpy_cached
+    text = "s = numpy.sum(m * m, axis=1) + numpy.sum(q * r) + numpy.sum(m, 0)"
+    routed = ast.unparse(numpy_cached.for_numba(ast.parse(text)))
+    assert routed == ("s = _s2sad_numpy.sum_product_along(m, m, 1) + "
+                      "_s2sad_numpy.sum_product(q, r) + _s2sad_numpy.sum_along(m, 0)")
+
+
 @pytest.mark.parametrize("layout", ["C", "F", "strided"])
 @pytest.mark.parametrize("axis", [0, 1, -1, -2])
 def test_sum_along_gives_numbas_sum_bit_for_bit(sums, layout, axis):

@@ -7,7 +7,9 @@ code is compiled once and then loaded from the helpers' disk cache (numba_cache.
 
 The file a user reads, and the Python flavour that runs it, keep `x @ w` and `numpy.max(x)`:
 jit.py compiles the JIT flavour from the same text with these calls swapped in (`for_numba`),
-line for line. Each helper calls the very function it stands for, so the numbers are the same.
+line for line. Each helper calls the very function it stands for, so the numbers are the same,
+or computes them with the same operations in the same order (the sums along an axis, and the
+sums of a product, `np.sum(a * b, axis=1)`, as loops that make no array of the products).
 """
 import ast
 
@@ -56,6 +58,72 @@ def _sum_matrix_along(a, axis):
                 columns[j] += a[i, j]
         return columns
     raise ValueError("axis is out of bounds")
+
+
+@by_type
+def sum_product(a, b):
+    """`np.sum(a * b)`: for C-contiguous float64 arrays of rank 1 or 2 and of one shape, one
+    loop over the products, without the array of them (`np.sum(q_diag * q_diag)`)."""
+    if _matching_floats(a, b, (1, 2)):
+        return _sum_product_vectors if a.ndim == 1 else _sum_product_matrices
+    return lambda a, b: np.sum(a * b)
+
+
+@by_type
+def sum_product_along(a, b, axis):
+    """`np.sum(a * b, axis=axis)`: for C-contiguous float64 matrices of one shape, loops over
+    the products (`np.sum(mahal * mahal, axis=1)`, the GMM's squared distances)."""
+    if _matching_floats(a, b, (2,)) and is_int(axis):
+        return _sum_product_matrices_along
+    return lambda a, b, axis: sum_along(a * b, axis)
+
+
+def _matching_floats(a, b, ranks):
+    """C-contiguous float64 arrays of one rank in `ranks`: Numba's `a * b` is then C too, and
+    its sum adds the products in the order the loops do (of F arrays it sums in memory order)."""
+    return is_array(a) and is_array(b) and a.ndim == b.ndim and a.ndim in ranks and \
+        is_float64(a.dtype) and is_float64(b.dtype) and a.layout == "C" and b.layout == "C"
+
+
+@jitable
+def _sum_product_vectors(a, b):
+    if a.shape != b.shape:   # broadcast: NumPy's way
+        return np.sum(a * b)
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
+    return acc
+
+
+@jitable
+def _sum_product_matrices(a, b):
+    if a.shape != b.shape:
+        return np.sum(a * b)
+    acc = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            acc += a[i, j] * b[i, j]
+    return acc
+
+
+@jitable
+def _sum_product_matrices_along(a, b, axis):
+    ax = axis + 2 if axis < 0 else axis
+    if a.shape != b.shape or ax < 0 or ax > 1:
+        return _sum_matrix_along(a * b, axis)   # (broadcast, or the error)
+    if ax == 1:
+        rows = np.empty(a.shape[0])
+        for i in range(a.shape[0]):
+            acc = 0.0
+            for j in range(a.shape[1]):
+                acc += a[i, j] * b[i, j]
+            rows[i] = acc
+        return rows
+    columns = np.zeros(a.shape[1])
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            columns[j] += a[i, j] * b[i, j]
+    return columns
 
 
 @jitable
@@ -109,6 +177,11 @@ class _Route(ast.NodeTransformer):
             args.append(node.keywords[0].value)
         elif node.keywords:
             return node
+        if func.attr == "sum" and len(args) in (1, 2) and isinstance(args[0], ast.BinOp) and \
+                isinstance(args[0].op, ast.Mult):   # the sum of a product: no array of it
+            helper = "sum_product" if len(args) == 1 else "sum_product_along"
+            return ast.copy_location(_call(helper, [args[0].left, args[0].right, *args[1:]]),
+                                     node)
         helper = _BY_ARGUMENTS.get((func.attr, len(args)))
         if helper is None:
             return node
