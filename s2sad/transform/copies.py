@@ -45,8 +45,9 @@ def propagate(function):
                                             getattr(node, "right", None),
                                             getattr(node, "operand", None)))
         elif isinstance(node, (gast.Call, gast.Subscript, gast.Attribute)):
-            whole.update(n.id for n in [*getattr(node, "args", ()), getattr(node, "value", None)]
-                         if isinstance(n, gast.Name))
+            whole.update(n.id for n in [*getattr(node, "args", ()), getattr(node, "value", None),
+                                        *(k.value for k in getattr(node, "keywords", ()))]
+                         if isinstance(n, gast.Name))   # (`out=x` writes into x)
     for statements in nodes.statement_lists(function):
         for index, statement in enumerate(statements):
             copy = _copy(statement)
