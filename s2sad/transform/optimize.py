@@ -37,6 +37,7 @@ def tidy(function):
         elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
                 spreads.whole_spread(node.value):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
+            exact.after_folding(node)        # `da[k] += -g * c` -> `da[k] -= g * c`
     liveness.drop_dead_put_backs(function)
     if _drop_unread_stacks(function):
         _drop_idle_counters(function)
