@@ -22,10 +22,7 @@ def walk(tree):
     children = _CHILDREN
     while todo:
         node = take()
-        fields = children.get(node.__class__)
-        if fields is None:
-            fields = _children_of(node.__class__)
-        for field in fields:
+        for field in children[node.__class__]:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 extend([item for item in value if isinstance(item, _AST)])
@@ -37,12 +34,14 @@ def walk(tree):
 # fields that hold no node walk() yields: names and flags, and the context and operator leaves
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "type_comment",
                           "kind", "level", "module", "is_async", "conversion"})
-_CHILDREN = {}    # node class -> the fields walk() looks into
+class _Children(dict):
+    """node class -> the fields walk() looks into, found at the first node of the class."""
+    def __missing__(self, cls):
+        self[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+        return self[cls]
 
 
-def _children_of(cls):
-    _CHILDREN[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
-    return _CHILDREN[cls]
+_CHILDREN = _Children()
 
 
 class Transformer(gast.NodeTransformer):
@@ -58,10 +57,7 @@ class Transformer(gast.NodeTransformer):
         return method(self, node)
 
     def generic_visit(self, node):
-        fields = _CHILDREN.get(node.__class__)
-        if fields is None:
-            fields = _children_of(node.__class__)
-        for field in fields:
+        for field in _CHILDREN[node.__class__]:
             old = getattr(node, field, None)
             if isinstance(old, list):
                 new = []
@@ -165,10 +161,7 @@ def clone(node):
     cls = node.__class__
     new = cls.__new__(cls)   # no constructor: it checked each field again (a third of the time)
     new.__dict__.update(node.__dict__)
-    fields = _CHILDREN.get(cls)
-    if fields is None:
-        fields = _children_of(cls)
-    for field in fields:
+    for field in _CHILDREN[cls]:
         value = getattr(node, field, None)
         if isinstance(value, list):
             setattr(new, field, [clone(v) for v in value])
