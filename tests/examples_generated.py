@@ -318,3 +318,19 @@ def growing_heads(x, n):
         head = x[:i + 1]
         total = total + np.sum(np.sin(head) * head, axis=0)
     return total
+
+
+def lower_factor(x, icf, d):
+    """The GMM's factor in small: a diagonal of exponentials, its lower triangle written element
+    by element from `icf`, then a product with its transpose. The triangle's loop header
+    `range(j + 1, d)` stays one expression; the product's gradient, a new array only dq
+    holds, is written into in place without a copy first; the square's gradient reads its
+    factor once (`2 * (g * m)`) and folds."""
+    q = np.diag(np.exp(icf[:d]))
+    idx = d
+    for j in range(d):
+        for i in range(j + 1, d):
+            q[i, j] = icf[idx]
+            idx = idx + 1
+    m = x @ q.T
+    return np.sum(np.sum(m * m, axis=1))

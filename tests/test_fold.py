@@ -314,10 +314,29 @@ def test_only_into_plain_positions():
             x[_t0] = 3.0
             return x
         """)
-    unchanged("""
+    same("""
         def f(x, n):
             _t0 = n * 2
             for i in range(_t0):
+                x = x + 1.0
+            return x
+        """, """
+        def f(x, n):
+            for i in range(n * 2):
+                x = x + 1.0
+            return x
+        """)  # a `for` loop's iterable is evaluated once, before the loop
+    unchanged("""
+        def f(x, n):
+            _t0 = n * 2
+            for i in range(n):
+                x = x + _t0
+            return x
+        """)  # (its body runs again and again)
+    unchanged("""
+        def f(x, n):
+            _t0 = n * 2
+            while x < _t0:
                 x = x + 1.0
             return x
         """)

@@ -450,3 +450,16 @@ def test_a_sum_of_a_row_in_a_loop_is_a_loop_over_its_elements(jit):
     assert "numpy.sum(w * w)" in source
     # one comment for the statement, not one per loop
     assert source.count("# total = total + peak") == 1, source
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_new_gradient_array_is_written_into_without_a_copy(jit):
+    d = 3
+    args = (RNG.normal(size=(5, d)), RNG.normal(size=d + d * (d - 1) // 2), d)
+    grad = s2sad.grad(ex.lower_factor, wrt=(0, 1), jit=jit)
+    check_gradient(ex.lower_factor, args, (0, 1), jit_fn=grad)
+    source = grad.source
+    assert "for i in range(j + 1, d):" in source, source
+    assert "dq = numpy.transpose(rt.matmul_grad_b(" in source, source
+    assert "rt.copy(dq)" not in source, source
+    assert re.search(r"dm = 2 \* \(numpy.expand_dims\(.*\) \* m\)", source), source

@@ -157,8 +157,7 @@ def _exposed(statements, defined):
 
 
 def _loads(node):
-    return {n.id for n in nodes.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load)}
+    return nodes.names_loaded(node)
 
 
 # ---- the generated code --------------------------------------------------------------------

@@ -158,7 +158,7 @@ def _defaults_at_the_end(parameters):
 def plain_names(tree, specialised):
     """A specialised callee takes its function's own name (`f`, not `f_0`) when nothing calls
     the unspecialised function any more. Returns {emitted name: function}."""
-    used = {n.id for n in nodes.walk(tree) if isinstance(n, gast.Name)}
+    used = nodes.names(tree)
     renamed = {}
     for emitted in specialised:
         base = emitted.rsplit("_", 1)[0]

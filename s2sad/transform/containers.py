@@ -50,7 +50,7 @@ def scalarize(source, structures=(), held=()):
 class _Scalarize:
     def __init__(self, source):
         self.source = source
-        self.taken = {n.id for n in nodes.walk(source.tree) if isinstance(n, gast.Name)}
+        self.taken = nodes.names(source.tree)
         self.held = {}     # name -> Container it holds now
         self.known = {}    # name -> int it holds now (an unrolled loop's variable)
         self.problems = []

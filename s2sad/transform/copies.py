@@ -19,6 +19,10 @@ An assignment that repeats one a few statements before it, with nothing between 
 writing into what it reads, goes too (`drop_repeats`): the backward sweep recomputes a value
 for each block that reads it (`xi = x[i]` before each), and blocks that follow each other need
 it once.
+
+A private copy of a gradient about to be written in place (`dq = rt.copy(dq)`) goes when dq
+holds a new array no other name can see (`dq = numpy.transpose(rt.matmul_grad_b(...))`) and
+nothing has read dq since (`drop_private_copies`).
 """
 
 import re
@@ -195,3 +199,59 @@ def _targets(statement):
     if isinstance(statement, gast.AugAssign):
         return [statement.target]
     return []
+
+
+# rt helpers that always return a new float64 array (or a float): what rt.copy would make
+_NEW_ARRAYS = frozenset({("rt", "matmul_grad_a"), ("rt", "matmul_grad_b")})
+
+
+def drop_private_copies(function):
+    """Drop `n = rt.copy(n)` where n's last assignment in the same statement list made a new
+    float64 array (a view of one: `numpy.transpose` of it) and no statement since mentions n:
+    no other name can hold that array, so writing into it changes nothing else."""
+    for statements in nodes.statement_lists(function):
+        new = set()   # names holding an array only they refer to
+        keep = []
+        for statement in statements:
+            name = _copied_to_itself(statement)
+            if name is not None and name in new:
+                continue
+            mentioned = nodes.names(statement)
+            new -= mentioned
+            made = _assigned_new(statement)
+            if made is not None:
+                new.add(made)
+            keep.append(statement)
+        if len(keep) != len(statements):
+            nodes.keep_only(statements, keep)
+
+
+def _copied_to_itself(statement):
+    if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+            isinstance(statement.targets[0], gast.Name):
+        value = statement.value
+        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["rt", "copy"] \
+                and len(value.args) == 1 and not value.keywords and \
+                isinstance(value.args[0], gast.Name) and \
+                value.args[0].id == statement.targets[0].id:
+            return value.args[0].id
+    return None
+
+
+def _assigned_new(statement):
+    """n for `n = E`, E a new array that only n refers to, n not read by E."""
+    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
+            isinstance(statement.targets[0], gast.Name)):
+        return None
+    value = statement.value
+    while _call_of(value, ("numpy", "transpose")) and len(value.args) == 1:
+        value = value.args[0]   # a view of the new array: still the only one to see it
+    name = statement.targets[0].id
+    if _call_of(value, *_NEW_ARRAYS) and name not in nodes.names(statement.value):
+        return name
+    return None
+
+
+def _call_of(node, *functions):
+    return isinstance(node, gast.Call) and not node.keywords and \
+        tuple(nodes.dotted_parts(node.func) or ()) in functions

@@ -54,7 +54,7 @@ def desugar(source):
 class _Desugar:
     def __init__(self, source):
         self.source = source
-        self.taken = {n.id for n in nodes.walk(source.tree) if isinstance(n, gast.Name)}
+        self.taken = nodes.names(source.tree)
         self.functions = {}   # local name -> FunctionDef or Lambda
         self.inlining = []    # names of local functions being put in place (recursion)
         self.problems = []

@@ -16,14 +16,17 @@ from .nodes import dotted_parts
 
 
 def after_folding(function):
-    return _Exact().visit(function)
+    return Exact().visit(function)
 
 
-class _Exact(nodes.Transformer):
+class Exact(nodes.Transformer):
     """`dw * w + dw * w` (the two terms of `w * w`'s rule, folded together) -> `2 * (dw * w)`:
     the same number to the last bit (doubling is exact), one product fewer, and what a person
     writes. `numpy.sum(-g)` -> `-numpy.sum(g)`: the same sum of the same numbers, negated
-    once instead of element by element (no array made for it)."""
+    once instead of element by element (no array made for it). `doubled`: whether a sum of
+    two terms became one (what they read may now be read once, and fold)."""
+    doubled = False
+
     def visit_Call(self, node):
         self.generic_visit(node)
         if dotted_parts(node.func) == ["numpy", "sum"] and len(node.args) == 1 and \
@@ -59,6 +62,7 @@ class _Exact(nodes.Transformer):
         if isinstance(node.op, gast.Add) and nodes.same(node.left, node.right) and not any(
                 isinstance(n, gast.Call) and (dotted_parts(n.func) or [""])[0] not in
                 ("numpy", "math", "rt") for n in nodes.walk(node.left)):
+            self.doubled = True
             return gast.copy_location(gast.BinOp(gast.Constant(2, None), gast.Mult(),
                                                  node.left), node)
         return node

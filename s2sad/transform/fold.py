@@ -26,9 +26,10 @@ are conservative:
 - the read is in a later statement of the same statement list (not in a nested body), with no
   Comment between (a Comment starts another source statement's block: the `# grad of:` lines
   and the debugger's line mapping, tracing.py, stay true), and not in an assignment's target,
-  a loop header, an `if`/`while` test, a comprehension, a conditionally evaluated operand, or a
-  save on a tape (`_stack_x[t] = _t1`), except that an expression of names and numbers (`i + 1`)
-  goes into the index of an element written (`dx[i + 1] += g`);
+  a `for` loop's target or body (its iterable, evaluated once, may take it), an `if`/`while`
+  test, a comprehension, a conditionally evaluated operand, or a save on a tape (`_stack_x[t]
+  = _t1`), except that an expression of names and numbers (`i + 1`) goes into the index of
+  an element written (`dx[i + 1] += g`);
 - a temporary assigned more than once (a value the backward sweep computes again) is folded
   where each assignment is read once, by its own statement list, before the next one, and
   those are all its reads;
@@ -74,7 +75,7 @@ def fold(function, owners=()):
     """Fold the single-use temporaries of a gast FunctionDef, in place; returns it.
     `owners`: gradient arrays no other name can see (optimize.accumulate_in_place)."""
     uses = _Uses(function)
-    parameters = {n.id for n in nodes.walk(function.args) if isinstance(n, gast.Name)}
+    parameters = nodes.names(function.args)
     private = fold_names.private_arrays(uses)
     lists = {n for n, kind in private.items() if kind == "list"}
     private = set(private) | (set(owners) - uses.multiple - parameters)
@@ -274,6 +275,7 @@ class _Folder:
         put there: the value part of an assignment, an expression statement or a return, on a
         path evaluated unconditionally, in the function's own scope; and nothing the statement
         evaluates (calls other than pure ones) may change what the value reads."""
+        field = "value"
         if isinstance(statement, gast.Assign):  # (its targets are evaluated after the value)
             if any(_is_tape(t) for t in statement.targets):
                 return None  # a save: the temporary is the kept value
@@ -281,13 +283,16 @@ class _Folder:
             if _is_tape(statement.target) or \
                     not self._expression_clear(statement.target, reads):
                 return None
+        elif isinstance(statement, gast.For):  # `for i in range(j + 1, d)`: evaluated once,
+            field = "iter"                      # before the loop, as an assignment's value
         elif not isinstance(statement, (gast.Expr, gast.Return)):
             return None
-        if statement.value is None:
+        expression = getattr(statement, field)
+        if expression is None:
             return None
-        path = _path(statement, "value", statement.value, read)
+        path = _path(statement, field, expression, read)
         if path is None:
-            return self._index_site(statement, read, value)
+            return None if field == "iter" else self._index_site(statement, read, value)
         on_path = {id(parent) for parent, _, _ in path}
         for parent, field, position in path:
             if isinstance(parent, _SCOPES) or \
@@ -296,7 +301,7 @@ class _Folder:
                 return None
         if isinstance(statement, gast.Expr) and _is_push(statement.value):
             return None  # `_stack_x.append(_t1)`: kept on a tape
-        for node in nodes.walk(statement.value):
+        for node in nodes.walk(expression):
             if isinstance(node, gast.NamedExpr):
                 return None
             if isinstance(node, gast.Call) and id(node) not in on_path and \
@@ -388,7 +393,7 @@ def _local_reads(function, uses):
     exactly once by the statements after it in that list before the name is assigned again,
     and those reads are all the name's reads (none reaches a read elsewhere, such as the next
     iteration of a loop). One pass over each statement list."""
-    found, counted, definitions = {}, {}, {}
+    found, counted, definitions, memo = {}, {}, {}, {}
     for statements in nodes.statement_lists(function):
         open_reads = {}  # name -> (its assignment in this list, the reads seen since)
 
@@ -399,7 +404,7 @@ def _local_reads(function, uses):
                 found[id(definition)] = (name, reads[0])
 
         for statement in statements:
-            loads, stores = _temporaries_in(statement)
+            loads, stores = _temporaries_in(statement, memo)
             simple = isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
                 isinstance(statement.targets[0], gast.Name)
             for name, nodes_read in loads.items():
@@ -421,15 +426,29 @@ def _local_reads(function, uses):
     return {key: read for key, (name, read) in found.items() if name in covered}
 
 
-def _temporaries_in(statement):
-    """({temporary: its Name nodes read}, {temporaries stored}) anywhere in `statement`."""
-    loads, stores = {}, set()
-    for node in nodes.walk(statement):
-        if isinstance(node, gast.Name) and TEMPORARY.match(node.id):
-            if isinstance(node.ctx, gast.Load):
-                loads.setdefault(node.id, []).append(node)
-            else:
-                stores.add(node.id)
+def _temporaries_in(statement, memo):
+    """({temporary: its Name nodes read}, {temporaries stored}) anywhere in `statement`. The
+    statements nested in it are summed up from `memo` (id -> their summary): lists are seen
+    outer first, so walking each statement whole would walk a loop nest's body once per level."""
+    known = memo.get(id(statement))
+    if known is not None:
+        return known
+    loads, stores, nested = {}, set(), []
+    for node in nodes.walk_own(statement):
+        if isinstance(node, gast.Name):
+            if TEMPORARY.match(node.id):
+                if isinstance(node.ctx, gast.Load):
+                    loads.setdefault(node.id, []).append(node)
+                else:
+                    stores.add(node.id)
+        elif node is not statement and isinstance(node, gast.stmt):
+            nested.append(node)
+    for inner in nested:
+        inner_loads, inner_stores = _temporaries_in(inner, memo)
+        for name, nodes_read in inner_loads.items():
+            loads.setdefault(name, []).extend(nodes_read)
+        stores |= inner_stores
+    memo[id(statement)] = loads, stores
     return loads, stores
 
 
@@ -492,7 +511,7 @@ def _arithmetic(node):
 
 
 def _names_read(expression):
-    return {n.id for n in nodes.walk(expression) if isinstance(n, gast.Name)}
+    return nodes.names(expression)
 
 
 def _is_tape(target):

@@ -41,7 +41,7 @@ MAX_STATEMENTS = 12
 def inline(source, callees):
     """Put every inlinable call of `source.tree` in place, in place; returns the callees still
     called (emitted name -> function)."""
-    taken = {n.id for n in nodes.walk(source.tree) if isinstance(n, gast.Name)} | \
+    taken = nodes.names(source.tree) | \
         {a.id for a in resolve.parameters(source.tree.args)}
     _Inliner(source, taken).block(source.tree.body)
     still = {getattr(n, "s2sad_ref", None) for n in nodes.walk(source.tree)

@@ -175,8 +175,7 @@ def _parameter_like(statements):
     """Names read before any assignment (parameters, globals): each its own shape class."""
     read = set()
     for node in statements:
-        read |= {n.id for n in nodes.walk(node) if isinstance(n, gast.Name)
-                 and isinstance(n.ctx, gast.Load)}
+        read |= nodes.names_loaded(node)
     return read
 
 

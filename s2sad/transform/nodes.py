@@ -31,6 +31,25 @@ def walk(tree):
         yield node
 
 
+def walk_own(statement):
+    """walk() of a statement that stops at the statements nested in it: they are yielded, and
+    what they hold is not (for passes that sum up nested statements once each)."""
+    todo = [statement]
+    take, extend = todo.pop, todo.extend
+    children = _CHILDREN
+    while todo:
+        node = take()
+        yield node
+        if node is not statement and isinstance(node, gast.stmt):
+            continue
+        for field in children[node.__class__]:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                extend([item for item in value if isinstance(item, _AST)])
+            elif isinstance(value, _AST):
+                todo.append(value)
+
+
 # fields that hold no node walk() yields: names and flags, and the context and operator leaves
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "type_comment",
                           "kind", "level", "module", "is_async", "conversion"})
@@ -126,7 +145,36 @@ def call(dotted, *args):
 
 def names(node):
     """Every identifier in a tree."""
-    return {n.id for n in walk(node) if isinstance(n, gast.Name)}
+    return _names(node, False)
+
+
+def names_loaded(node):
+    """Every identifier a tree reads (a Name in Load context)."""
+    return _names(node, True)
+
+
+def _names(tree, loaded):
+    # walk() inlined: the passes ask this of whole functions, a dozen times per transformation
+    found = set()
+    todo = [tree]
+    take, push, extend = todo.pop, todo.append, todo.extend
+    children, name, load = _CHILDREN, gast.Name, gast.Load
+    while todo:
+        node = take()
+        cls = node.__class__
+        if cls is name:
+            if not loaded or node.ctx.__class__ is load:
+                found.add(node.id)
+            if node.annotation is not None:
+                push(node.annotation)
+            continue
+        for field in children[cls]:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                extend([item for item in value if isinstance(item, _AST)])
+            elif isinstance(value, _AST):
+                push(value)
+    return found
 
 
 def dotted(path, like=None):

@@ -250,7 +250,7 @@ class _Normalizer:
         """`names = operation`, through a temporary when a target is also read (`x = x * c`
         becomes `_t0 = x * c; x = _t0`): the backward sweep then sees the old and the new value
         under different names."""
-        read = {n.id for n in nodes.walk(operation) if isinstance(n, gast.Name)}
+        read = nodes.names(operation)
         if read & set(names):
             temps = [self.namer.numbered("_t") for _ in names]
             self._assign_fresh(temps, operation)

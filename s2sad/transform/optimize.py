@@ -28,8 +28,10 @@ def tidy(function):
     owners = accumulate_in_place(function)
     _keep_in_place(function, function, {})
     spreads.spread_names_once(function, shapes)
+    _drop_dead_temporaries(function)  # (a trip count no tape needed reads what folds)
     function = fold.fold(function, owners)
-    function = exact.after_folding(function)
+    exactness = exact.Exact()
+    function = exactness.visit(function)
     summed_first.rewrite(function)
     for node in nodes.walk(function):  # what folding brought together
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
@@ -39,12 +41,15 @@ def tidy(function):
             node.value = node.value.args[0]  # `da[k] += g` spreads g over what it adds into
             exact.after_folding(node)        # `da[k] += -g * c` -> `da[k] -= g * c`
     liveness.drop_dead_put_backs(function)
-    if _drop_unread_stacks(function):
+    unkept = _drop_unread_stacks(function)
+    if unkept:
         _drop_idle_counters(function)
-        function = fold.fold(function, owners)  # what kept them may fold now
+    if unkept or exactness.doubled:  # what they kept, or what `2 * (g * w)` reads once, may
+        function = fold.fold(function, owners)  # fold now
     copies.propagate(function)
     _extremum_in_place(function, owners)
     copies.drop_repeats(function)
+    copies.drop_private_copies(function)
     _drop_dead_temporaries(function)
     _drop_bare_comments(function)
     return function
@@ -114,8 +119,7 @@ def _drop_dead_temporaries(function):
     """A temporary that nothing reads any more (`_t17 = 3 * hidden`, whose value folding put
     where it was read) goes, with what only it read, when computing it has no effect."""
     while True:
-        read = {n.id for n in nodes.walk(function) if isinstance(n, gast.Name) and
-                isinstance(n.ctx, gast.Load)}
+        read = nodes.names_loaded(function)
         dropped = False
         for statements in nodes.statement_lists(function):
             keep = [s for s in statements if not _dead(s, read)]
@@ -178,10 +182,9 @@ def _drop_unread_stacks(function):
     used = set()  # stacks read anywhere else
     for statements in nodes.statement_lists(function):
         for statement in statements:
-            if _stack_statement(statement)[0] is None:
-                used |= {n.id for n in nodes.walk(statement) if isinstance(n, gast.Name) and
-                         n.id in own and not isinstance(statement, (gast.If, gast.For,
-                                                                    gast.While))}
+            if _stack_statement(statement)[0] is None and \
+                    not isinstance(statement, (gast.If, gast.For, gast.While)):
+                used |= nodes.names(statement) & own.keys()
     overwritten = _Overwritten(function)
     dead = {stack for stack in own if stack not in used and  # no pop left: dead too
             all(popped not in read or overwritten(statement, popped)
@@ -216,7 +219,7 @@ class _Overwritten:
         statements, k = self.where[id(statement)]
         while True:
             for later in statements[k + 1:]:
-                if name in {n.id for n in nodes.walk(later) if isinstance(n, gast.Name)}:
+                if name in nodes.names(later):
                     return isinstance(later, gast.Assign) and len(later.targets) == 1 and \
                         isinstance(later.targets[0], gast.Name) and \
                         later.targets[0].id == name and name not in _names_in(later.value)
@@ -227,7 +230,7 @@ class _Overwritten:
 
 
 def _names_in(expression):
-    return {n.id for n in nodes.walk(expression) if isinstance(n, gast.Name)}
+    return nodes.names(expression)
 
 
 def _stack_statement(statement):
@@ -354,7 +357,7 @@ def _kept_in_place(statements, index, function, sharing):
         sharing[array] = _sharing(function, array)
     if sharing[array] is None:
         return False
-    fixed = {held} | {n.id for n in nodes.walk(part.slice) if isinstance(n, gast.Name)}
+    fixed = {held} | nodes.names(part.slice)
     for later in range(index + 2, len(statements)):
         statement = statements[later]
         if _is_write(statement, part, gast.AugAssign) and \

@@ -24,6 +24,8 @@ def statement_width(statement):
             _width(statement.value, 0, True)
     if isinstance(statement, gast.Return):
         return 6 + (1 + _width(statement.value, 0, True) if statement.value else 0)
+    if isinstance(statement, gast.For):
+        return 9 + _width(statement.target, 0, True) + _width(statement.iter, 0, True)
     return _width(statement.value, 0, True)
 
 

@@ -62,7 +62,7 @@ def _worked_out(func, argument_kinds):
     source = parse.parse_function(func)
     if fence.find_problems(source) or resolve.resolve(source).diagnostics:
         return UNKNOWN
-    namer = Namer({n.id for n in nodes.walk(source.tree) if isinstance(n, gast.Name)})
+    namer = Namer(nodes.names(source.tree))
     exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)
     scalars, ints, ranks = kinds.mark(body[:-1], *argument_kinds, results=of_call)

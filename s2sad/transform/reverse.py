@@ -223,8 +223,7 @@ class _Reverse:
         return touched & (live | set(self.adjoints.env)), live, private
 
     def _names_read(self, block):
-        return {n.id for s in block for n in nodes.walk(s)
-                if isinstance(n, gast.Name) and n.id in self.primal_names}
+        return set().union(*map(nodes.names, block)) & self.primal_names
 
 
 # Helpers that read only the shape (and type) of one argument: (module, name) -> its position

@@ -100,7 +100,7 @@ def _row_summing(statement, name):
 
 
 def _rebinds(statements, row):
-    read = {n.id for n in nodes.walk(row) if isinstance(n, gast.Name)}
+    read = nodes.names(row)
     for statement in statements:
         for node in nodes.walk(statement):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
