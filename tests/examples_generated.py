@@ -334,3 +334,10 @@ def lower_factor(x, icf, d):
             idx = idx + 1
     m = x @ q.T
     return np.sum(np.sum(m * m, axis=1))
+
+
+def predator_rate(delta, gamma, u, w):
+    """A rate of Lotka–Volterra: `delta * u * w` makes its adjoint's product `g * w` a number
+    read twice (for delta and for u), which folds into both reads, as a person writes it."""
+    k = delta * u * w - gamma * w
+    return 3.0 * k

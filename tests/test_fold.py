@@ -17,7 +17,7 @@ import pytest
 from gradcheck import assert_close, finite_difference
 
 import s2sad
-from s2sad.transform import emit, fold, nodes, printed_width
+from s2sad.transform import emit, exact, fold, nodes, printed_width
 
 
 # ---- the pass on hand-written trees ------------------------------------------------------------
@@ -443,6 +443,32 @@ def test_no_call_runs_before_the_value_in_its_reader():
             y = g(b, a * b)
             return y
         """)
+
+
+# ---- exact.py: signs and doublings rewritten to the same bits -----------------------------------
+
+@pytest.mark.parametrize("before, after", [
+    ("y = a + -b * c", "y = a - b * c"),
+    ("y = a - -b", "y = a + b"),
+    ("y = a + -b * c * d", "y = a - b * c * d"),      # the sign two products deep
+    ("y = a + b * -c * d", "y = a - b * c * d"),
+    ("y = a + -b * c + d * e", "y = a - b * c + d * e"),
+    ("y = --a * b", "y = a * b"),
+    ("y = a * b + a * b", "y = 2 * (a * b)"),
+    ("y = a + b * (-c + d)", "y = a + b * (-c + d)"),   # a sum inside: not one signed term
+])
+def test_exact_rewrites_give_the_same_bits(before, after):
+    tree = gast.parse(before).body[0]
+    rewritten = exact.after_folding(tree)
+    assert astor.to_source(gast.gast_to_ast(rewritten)).strip() == after
+    rng = random.Random(7)
+    for _ in range(200):
+        values = {k: rng.uniform(-1e3, 1e3) * 10 ** rng.randint(-8, 8) for k in "abcde"}
+        old, new = dict(values), dict(values)
+        exec(before, {}, old)
+        exec(after, {}, new)
+        assert math.copysign(1.0, old["y"]) == math.copysign(1.0, new["y"]) and \
+            (old["y"] == new["y"]), (values, old["y"], new["y"])
 
 
 # ---- random expressions: folding rebuilds them exactly -----------------------------------------

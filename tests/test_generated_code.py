@@ -463,3 +463,14 @@ def test_a_new_gradient_array_is_written_into_without_a_copy(jit):
     assert "dq = numpy.transpose(rt.matmul_grad_b(" in source, source
     assert "rt.copy(dq)" not in source, source
     assert re.search(r"dm = 2 \* \(numpy.expand_dims\(.*\) \* m\)", source), source
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_product_of_numbers_read_twice_folds_into_both_reads(jit):
+    args = (0.5, 0.2, 1.3, 0.7)
+    grad = s2sad.grad(ex.predator_rate, wrt=(0, 1, 2, 3), jit=jit)
+    check_gradient(ex.predator_rate, args, (0, 1, 2, 3), jit_fn=grad)
+    source = grad.source
+    assert "ddelta = dk * w * u\n" in source, source
+    assert "du = dk * w * delta\n" in source, source
+    assert not re.search(r"d_t\d+ = dk \* w\n", source), source

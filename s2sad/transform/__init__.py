@@ -15,7 +15,7 @@ pipeline.py writes the stage order once; each stage is one module, in this order
                 checkpoint.py; nancheck.py adds check_nan's tests)
     forward     the tangent function (forward mode)
     optimize    exact clean-ups of filled templates; fold.py folds temporaries back
-                (fold_names.py, printed_width.py)
+                (fold_names.py, fold_pure.py, printed_width.py)
     emit        print with comments, and prove the printing
 
 template.py fills derivative templates (s2sad.templates), naming.py makes deterministic names,

@@ -21,6 +21,7 @@ class Adjoints:
         self.env = {}
         self.owned = set()   # adjoint variables holding arrays no other name shares
         self.out = []        # the block being built; the caller swaps it per statement
+        self.scalars = frozenset()  # primals known to be numbers in the block being built
 
     def get(self, primal):
         return self.env.get(primal)
@@ -92,7 +93,9 @@ class Adjoints:
 
     def _set(self, primal, var, value, fresh):
         self._release(var, keep=primal, busy=names(value))
-        self.out.append(assign(var, value))
+        statement = assign(var, value)
+        statement.s2sad_scalar = primal in self.scalars  # (fold.py may repeat a cheap one)
+        self.out.append(statement)
         self.env[primal] = name(var)
         (self.owned.add if fresh else self.owned.discard)(var)
 

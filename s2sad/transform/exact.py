@@ -73,13 +73,15 @@ def _negation(node):
 
 
 def _negated_term(node):
-    """`b` for `-b`, `b * c` for `-b * c` or `c * -b`: the term without its sign (the same
-    number negated: a sign flip is exact, and IEEE products round symmetrically); else None."""
+    """`b` for `-b`, `b * c` for `-b * c` or `c * -b`, `b * c * d` for `-b * c * d`: the term
+    without its sign (the same number negated: a sign flip is exact, and IEEE products round
+    symmetrically); else None."""
     if _negation(node):
         return node.operand
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-        if _negation(node.left):
-            return gast.BinOp(node.left.operand, gast.Mult(), node.right)
         if _negation(node.right):
             return gast.BinOp(node.left, gast.Mult(), node.right.operand)
+        left = _negated_term(node.left)   # `-b * c * d`: (-b * c) * d
+        if left is not None:
+            return gast.BinOp(left, gast.Mult(), node.right)
     return None

@@ -41,31 +41,19 @@ are conservative:
   in place by optimize.accumulate_in_place); any other in-place write, any other call and any
   compound statement stops the fold.
 """
-import math
 import re
 
 import gast
-import numpy
 
 from . import nodes
-from . import fold_names, printed_width
+from . import fold_names, fold_pure, printed_width
 from .nodes import Comment, dotted_parts
 
 TEMPORARY = re.compile(r"d?_t\d+\Z")
 WIDTH = 79  # astor wraps longer lines (clumsily): a fold that makes one stays undone
+_REPEATS = 3  # a number that is one product is folded into at most this many reads
 _TAPE = "_stack"  # tape.py's stacks and preallocated tapes: `_stack_x`, `_stack_trips0`
 _SCOPES = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Lambda)
-_COMPARISONS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)
-_ATTRIBUTES = frozenset({"shape", "ndim", "size", "T", "real", "imag"})  # reads (`.T`: a view)
-# NumPy functions without effects, and how many positional arguments they may get before the
-# next one would be `out` (written in place)
-_NUMPY = {"sum": 2, "prod": 2, "mean": 2, "dot": 2, "vdot": 2, "inner": 2, "outer": 2,
-          "matmul": 2, "trace": 2, "transpose": 2, "ravel": 2, "diag": 2, "amax": 2, "amin": 2,
-          "max": 2, "min": 2, "where": 3, "expand_dims": 2}
-_LINALG = frozenset({"norm", "det", "inv", "solve"})
-_RT = frozenset({"unbroadcast", "unreduce", "zeros_like", "broadcast_like", "reduce_sum", "sigmoid",
-                 "reshape_like", "matmul_grad_a", "matmul_grad_b", "extremum_grad"})
-_BUILTINS = frozenset({"len", "float", "int", "abs"})
 # calls that change no existing value, though not moved: copies and new arrays
 _FRESH = frozenset({("rt", "saved"), ("rt", "copy"), ("numpy", "copy"), ("numpy", "empty"),
                     ("numpy", "zeros"), ("numpy", "ones"), ("range",)})
@@ -90,6 +78,7 @@ class _Uses:
 
     def __init__(self, function):
         self.stores, self.loads, self.read_at, self.holder = {}, {}, {}, {}
+        self.reads_of = {}       # temporary -> its Name nodes read
         self.multiple = set()    # declared global/nonlocal: never folded, never private
         self.assigned = {}       # name -> the values of its `name = value` statements
         self.simple = set()      # ids of the Name targets of those, and of `for i in range(...)`
@@ -129,6 +118,7 @@ class _Uses:
                     self.loads[node.id] = self.loads.get(node.id, 0) + 1
                     if node.id.startswith(("_t", "d_t")):
                         self.read_at[node.id] = node
+                        self.reads_of.setdefault(node.id, []).append(node)
                         self.holder[id(node)] = holder
                 else:
                     self.stores[node.id] = self.stores.get(node.id, 0) + 1
@@ -240,7 +230,7 @@ class _Folder:
                 isinstance(definition.targets[0], gast.Name)):
             return False
         name = definition.targets[0].id
-        if not (TEMPORARY.match(name) and _movable(definition.value, self.uses)):
+        if not (TEMPORARY.match(name) and fold_pure.movable(definition.value, self.uses)):
             return False
         if self.uses.single(name):
             read = self.uses.read_at[name]
@@ -248,6 +238,9 @@ class _Folder:
         elif id(definition) in self.uses.local_read and not _is_tape(definition.value):
             read, holder = self.uses.local_read[id(definition)]  # (a value put back from a
             # tape keeps its name: the backward block reads as the forward one was written)
+        elif _one_product(definition) and self.uses.stores.get(name) == 1 and \
+                name not in self.uses.multiple:
+            return self._fold_repeated(statements, index, depth)
         else:
             return False
         reads = _names_read(definition.value)
@@ -269,6 +262,46 @@ class _Folder:
             if not self._clear(statement, reads):
                 return False
         return False
+
+    def _fold_repeated(self, statements, index, depth):
+        """Fold a number that is one product of names into each of its few reads, as the
+        single-use rule would fold it into one (`d_t31 = d_t47 * w4` read twice becomes
+        `ddelta + d_t47 * w4 * u4` and `d_t47 * w4 * delta`): the product is computed again,
+        to the same bits, where a compiler computes it once."""
+        definition = statements[index]
+        name, value = definition.targets[0].id, definition.value
+        pending, reads, placed = list(self.uses.reads_of[name]), _names_read(value), []
+        if len(pending) > _REPEATS:
+            return False
+        for later in range(index + 1, len(statements)):
+            statement = statements[later]
+            if isinstance(statement, Comment):
+                return False
+            here = [r for r in pending if self.uses.holder.get(id(r)) is statement]
+            for read in here:
+                site = self._site(statement, read, reads, value)
+                if site is None:
+                    return False
+                placed.append((statement, site, read))
+                pending.remove(read)
+            if not pending:
+                return self._place_all(statements, index, depth, placed)
+            if not self._clear(statement, reads):
+                return False
+        return False
+
+    def _place_all(self, statements, index, depth, placed):
+        value = statements[index].value
+        for number, (_, (parent, field, position), _) in enumerate(placed):
+            _put(parent, field, position, value if number == 0 else nodes.clone(value))
+        if any(4 * depth + printed_width.statement_width(s) > WIDTH for s, _, _ in placed):
+            for _, (parent, field, position), read in placed:
+                _put(parent, field, position, read)
+            return False
+        for read_name in _names_read(value):   # read more often now: never single again
+            self.uses.loads[read_name] = self.uses.loads.get(read_name, 0) + len(placed) - 1
+        del statements[index]
+        return True
 
     def _site(self, statement, read, reads, value=None):
         """(parent, field, list position or None) of `read` in `statement`, if the value may be
@@ -368,7 +401,7 @@ class _Folder:
     def _call_clear(self, call, reads):
         """A call that changes no value `reads` refer to: pure, a copy or a new array, or a
         push or pop on a private stack they do not read."""
-        if _pure_call(call, self.uses):
+        if fold_pure.pure_call(call, self.uses):
             return True
         parts = dotted_parts(call.func)
         if parts is not None and tuple(parts) in _FRESH and self.uses.never_stored(parts[0]):
@@ -454,6 +487,21 @@ def _temporaries_in(statement, memo):
 
 
 
+def _one_product(definition):
+    """`d_t31 = d_t47 * w4`, `d_t29 = -d_t39 * w4`: one product of names and numbers that the
+    kinds show is a number (adjoints.py marks it)."""
+    value = definition.value
+    return getattr(definition, "s2sad_scalar", False) and isinstance(value, gast.BinOp) and \
+        isinstance(value.op, gast.Mult) and _atom(value.left) and _atom(value.right)
+
+
+def _atom(node):
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return isinstance(node, gast.Name) or \
+        isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
 def _put(parent, field, position, node):
     if position is None:
         setattr(parent, field, node)
@@ -522,69 +570,3 @@ def _is_tape(target):
 def _is_push(call):
     return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
         call.func.attr == "append"
-
-
-def _movable(node, uses):
-    """Whether `node` is a pure expression: evaluated later, with the names it reads
-    unchanged, it gives the same value (or the same view of the same array)."""
-    if isinstance(node, gast.Name):
-        return isinstance(node.ctx, gast.Load)
-    if isinstance(node, gast.Constant):
-        value = node.value
-        if isinstance(value, (bool, str)) or value is None:
-            return True
-        # a negative literal prints as `-2`, which parses back as a negation (DESIGN.md 5)
-        return type(value) in (int, float) and math.isfinite(value) and value >= 0
-    if isinstance(node, gast.BinOp):
-        return _movable(node.left, uses) and _movable(node.right, uses)
-    if isinstance(node, gast.UnaryOp):
-        return _movable(node.operand, uses)
-    if isinstance(node, gast.Compare):
-        return all(isinstance(op, _COMPARISONS) for op in node.ops) and \
-            _movable(node.left, uses) and all(_movable(c, uses) for c in node.comparators)
-    if isinstance(node, gast.Subscript):
-        return isinstance(node.ctx, gast.Load) and _movable(node.value, uses) and \
-            _movable(node.slice, uses)
-    if isinstance(node, gast.Slice):
-        return all(part is None or _movable(part, uses)
-                   for part in (node.lower, node.upper, node.step))
-    if isinstance(node, gast.Tuple):
-        return isinstance(node.ctx, gast.Load) and all(_movable(e, uses) for e in node.elts)
-    if isinstance(node, gast.Attribute):
-        if node.attr in _ATTRIBUTES:
-            return _movable(node.value, uses)
-        parts = dotted_parts(node)  # a module's constant: numpy.pi, math.inf
-        return parts is not None and len(parts) == 2 and parts[0] in ("numpy", "math") and \
-            uses.never_stored(parts[0]) and \
-            isinstance(getattr({"numpy": numpy, "math": math}[parts[0]], parts[1], None),
-                       (int, float))
-    if isinstance(node, gast.Call):
-        return _pure_call(node, uses) and \
-            all(_movable(a, uses) for a in node.args) and \
-            all(_movable(k.value, uses) for k in node.keywords)
-    return False
-
-
-def _pure_call(call, uses):
-    """A call of a function without effects: a NumPy ufunc (no `out`), `math.*`, a few NumPy
-    and `rt` functions, `len`/`float`/`int`/`abs`."""
-    parts = dotted_parts(call.func)
-    if parts is None or not uses.never_stored(parts[0]) or \
-            any(isinstance(a, gast.Starred) for a in call.args) or \
-            any(k.arg is None or k.arg in ("out", "where") for k in call.keywords):
-        return False
-    if len(parts) == 1:
-        return parts[0] in _BUILTINS and not call.keywords
-    module, function = parts[0], parts[-1]
-    if len(parts) == 3:
-        return parts[:2] == ["numpy", "linalg"] and function in _LINALG
-    if len(parts) != 2:
-        return False
-    if module == "numpy":
-        found = getattr(numpy, function, None)
-        if isinstance(found, numpy.ufunc):
-            return len(call.args) <= found.nin and not call.keywords
-        return len(call.args) <= _NUMPY.get(function, -1)
-    if module == "math":
-        return callable(getattr(math, function, None))
-    return module == "rt" and function in _RT

@@ -147,7 +147,9 @@ class _Reverse:
             return self._backward_loop(statement)
         self.adjoints.out = block = []
         if statement.s2sad_active:
+            self.adjoints.scalars = _scalars_around(statement)
             self.blocks.adjoint_of(statement)
+            self.adjoints.scalars = frozenset()
         for name in sorted(getattr(statement, "s2sad_kills", ())):
             self.adjoints.take(name)  # a value without gradient: earlier values get none
         self.reads[id(statement)] = self._names_read(block)
@@ -251,3 +253,19 @@ def _read_for_shape_only(block):
 
 def _params(args):
     return list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+
+
+def _scalars_around(statement):
+    """The names that hold numbers where `statement` reads them and where it assigns them (as
+    the kinds say): their adjoints in its backward block are numbers too."""
+    before = getattr(statement, "s2sad_scalars", frozenset())
+    if not isinstance(statement, gast.Assign):
+        return before
+    targets = activity.targets(statement)
+    scalar = len(targets) == 1 and kinds_module.kind_of(
+        statement.value, before, statement.s2sad_ints, statement.s2sad_ranks)[0]
+    if not scalar:
+        return before - targets
+    read = nodes.names(statement.value)   # (`x = numpy.sum(x)`: the x read is an array)
+    return (before - targets) | {t for t in targets if t not in read or t in before}
+
