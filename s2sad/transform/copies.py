@@ -151,11 +151,11 @@ def drop_repeats(function):
     statements between are assignments that neither bind `n` or a name E reads, nor write into
     an array E reads; E reads names, elements and attributes only (no call)."""
     for statements in nodes.statement_lists(function):
-        seen = {}       # ast.dump of a repeatable assignment -> the names it depends on
-        keep = []
+        seen = {}       # name -> (the value of a repeatable assignment to it, the names
+        keep = []       # that assignment depends on)
         for statement in statements:
             key = _repeatable(statement)
-            if key is not None and key[0] in seen:
+            if key is not None and key[0] in seen and nodes.same(seen[key[0]][0], key[1]):
                 continue
             if not isinstance(statement, (gast.Assign, gast.AugAssign, nodes.Comment)) or \
                     any(isinstance(n, gast.Call) and (nodes.dotted_parts(n.func) or [""])[0]
@@ -164,16 +164,16 @@ def drop_repeats(function):
             else:
                 changed = {n.id for t in _targets(statement) for n in nodes.walk(t)
                            if isinstance(n, gast.Name)}
-                seen = {k: names for k, names in seen.items() if not names & changed}
+                seen = {k: known for k, known in seen.items() if not known[1] & changed}
             if key is not None:
-                seen[key[0]] = key[1]
+                seen[key[0]] = key[1:]
             keep.append(statement)
         if len(keep) != len(statements):
             nodes.keep_only(statements, keep)
 
 
 def _repeatable(statement):
-    """(dump, names it depends on) of `n = E` with E free of calls and of n, else None."""
+    """(n, E, names it depends on) of `n = E` with E free of calls and of n, else None."""
     if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
             isinstance(statement.targets[0], gast.Name)):
         return None
@@ -185,7 +185,7 @@ def _repeatable(statement):
     names = {n.id for n in inside if isinstance(n, gast.Name)}
     if target in names:
         return None
-    return gast.dump(statement), names | {target}
+    return target, value, names | {target}
 
 
 _PLAIN = (gast.Name, gast.Constant, gast.Subscript, gast.Attribute, gast.BinOp, gast.UnaryOp,
@@ -210,6 +210,8 @@ def drop_private_copies(function):
     float64 array (a view of one: `numpy.transpose` of it) and no statement since mentions n:
     no other name can hold that array, so writing into it changes nothing else."""
     for statements in nodes.statement_lists(function):
+        if not any(_copied_to_itself(s) for s in statements):
+            continue
         new = set()   # names holding an array only they refer to
         keep = []
         for statement in statements:

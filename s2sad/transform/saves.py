@@ -64,6 +64,7 @@ class Saves(Tape):
         self.recorded = {}       # id(compound) -> its bookkeeping
         self.recomputed = set()  # branch flags and trip counts evaluated again, not kept
         self.region_of = {}      # id(statement) -> outermost enclosing loop, or None
+        self.regions = {}        # (id(body), id(region)) -> its statements (_in_region)
         self.position = {}       # id(statement) -> (the statement list holding it, its index)
         self.top = {}            # id(statement) -> index of the top-level statement holding it
         self.loops_around = {}   # id(statement) -> the loops around it, outermost first
@@ -174,9 +175,7 @@ class Saves(Tape):
     def _readers(self, body, name, region):
         """The statements of `region` whose backward blocks read `name`."""
         readers = []
-        for statement in walk(body):
-            if self.region_of[id(statement)] is not region:
-                continue
+        for statement in self._in_region(body, region):
             reads = self.reads.get(id(statement), set())
             if is_loop(statement) and region is None:  # the loop reads what its blocks read
                 inside = set().union(*(self.reads.get(id(s), set()) for s in walk([statement])))
@@ -185,6 +184,14 @@ class Saves(Tape):
             if name in reads and not self._recomputed(statement, name, body):
                 readers.append(statement)
         return readers
+
+    def _in_region(self, body, region):
+        """The statements of `body` in the loop `region` (None: outside loops), in order; the
+        body's statements do not change while the plan is made."""
+        key = (id(body), id(region))
+        if key not in self.regions:
+            self.regions[key] = [s for s in walk(body) if self.region_of[id(s)] is region]
+        return self.regions[key]
 
     def _last_of_chains(self, readers, name):
         """Readers that see the same value of `name` one after another in one block share one
