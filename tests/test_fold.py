@@ -445,6 +445,53 @@ def test_no_call_runs_before_the_value_in_its_reader():
         """)
 
 
+def _numbers(source, *names):
+    """`source`'s tree with the definitions of `names` marked as numbers (adjoints.py)."""
+    function = _tree(source)
+    for statement in function.body:
+        if isinstance(statement, gast.Assign) and statement.targets[0].id in names:
+            statement.s2sad_scalar = True
+    return emit.function_source(fold.fold(function)).strip()
+
+
+def test_a_product_of_numbers_folds_past_writes_into_arrays():
+    source = """
+        def f(g, s, dx, i):
+            d_t0 = g * s
+            dx[i] -= g
+            dx[i + 1] += g
+            dx[i + 2] += d_t0
+            return dx
+        """
+    unchanged(source)   # not shown to be numbers: dx might share g's or s's memory
+    assert _numbers(source, "d_t0") == textwrap.dedent("""
+        def f(g, s, dx, i):
+            dx[i] -= g
+            dx[i + 1] += g
+            dx[i + 2] += g * s
+            return dx""").strip()
+    rebound = source.replace("dx[i] -= g", "s = 2.0")
+    assert "d_t0 = g * s" in _numbers(rebound, "d_t0")   # binding a name it reads stops it
+
+
+def test_a_product_of_numbers_read_twice_folds_into_both_reads():
+    source = """
+        def f(g, w, u, c, a, b):
+            d_t0 = g * w
+            a = a + d_t0 * u
+            b = d_t0 * c
+            return a, b
+        """
+    unchanged(source)   # read twice: only a marked number is repeated
+    assert _numbers(source, "d_t0") == textwrap.dedent("""
+        def f(g, w, u, c, a, b):
+            a = a + g * w * u
+            b = g * w * c
+            return a, b""").strip()
+    rebound = source.replace("b = d_t0 * c", "w = 1.0\n            b = d_t0 * c")
+    assert "d_t0 = g * w" in _numbers(rebound, "d_t0")
+
+
 # ---- exact.py: signs and doublings rewritten to the same bits -----------------------------------
 
 @pytest.mark.parametrize("before, after", [

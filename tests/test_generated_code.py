@@ -474,3 +474,10 @@ def test_a_product_of_numbers_read_twice_folds_into_both_reads(jit):
     assert "ddelta = dk * w * u\n" in source, source
     assert "du = dk * w * delta\n" in source, source
     assert not re.search(r"d_t\d+ = dk \* w\n", source), source
+
+
+def test_a_product_of_numbers_folds_past_writes_into_arrays(chain_source):
+    # `dstiffness[i] += dforce * _t17`, as a person writes it: the writes into dx between the
+    # product and its read cannot change two numbers
+    assert re.search(r"dstiffness\[i\] \+= dforce \* _t\d+\n", chain_source), chain_source
+    assert re.search(r"dstiffness\[i - 1\] -= dforce \* _t\d+\n", chain_source), chain_source

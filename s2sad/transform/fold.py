@@ -243,7 +243,7 @@ class _Folder:
             return self._fold_repeated(statements, index, depth)
         else:
             return False
-        reads = _names_read(definition.value)
+        reads, numbers = _names_read(definition.value), _one_product(definition)
         for later in range(index + 1, len(statements)):
             statement = statements[later]
             if isinstance(statement, Comment):
@@ -259,7 +259,7 @@ class _Folder:
                     return False
                 del statements[index]
                 return True
-            if not self._clear(statement, reads):
+            if not self._clear(statement, reads, numbers):
                 return False
         return False
 
@@ -286,7 +286,7 @@ class _Folder:
                 pending.remove(read)
             if not pending:
                 return self._place_all(statements, index, depth, placed)
-            if not self._clear(statement, reads):
+            if not self._clear(statement, reads, numbers=True):
                 return False
         return False
 
@@ -357,36 +357,38 @@ class _Folder:
                     return path[-1]
         return None
 
-    def _clear(self, statement, reads):
+    def _clear(self, statement, reads, numbers=False):
         """Whether running `statement` (between a definition and its read) leaves every value
-        the names `reads` refer to as it was."""
+        the names `reads` refer to as it was. `numbers`: they all hold numbers, which no write
+        into an array can change (only binding the name again)."""
         if isinstance(statement, gast.Pass):
             return True
         if isinstance(statement, gast.Assign):
             value_clear = self._expression_clear(statement.value, reads)
-            return value_clear and all(self._target_clear(t, reads) for t in statement.targets)
+            return value_clear and all(self._target_clear(t, reads, numbers)
+                                       for t in statement.targets)
         if isinstance(statement, gast.AugAssign):
             target = statement.target
             if isinstance(target, gast.Name):  # in place when it holds an array
-                target_clear = target.id not in reads and target.id in self.private
+                target_clear = target.id not in reads and (numbers or target.id in self.private)
             else:  # (`stack[k] += v` may change the array in the list in place)
-                target_clear = self._target_clear(target, reads) and \
-                    getattr(target.value, "id", None) not in self.lists
+                target_clear = self._target_clear(target, reads, numbers) and \
+                    (numbers or getattr(target.value, "id", None) not in self.lists)
             return target_clear and self._expression_clear(statement.value, reads)
         if isinstance(statement, gast.Expr):
             return self._expression_clear(statement.value, reads)
         return False  # compound statements, return, raise, ...
 
-    def _target_clear(self, target, reads):
+    def _target_clear(self, target, reads, numbers=False):
         if isinstance(target, gast.Name):
             return target.id not in reads
         if isinstance(target, (gast.Tuple, gast.List)):
-            return all(self._target_clear(t, reads) for t in target.elts)
+            return all(self._target_clear(t, reads, numbers) for t in target.elts)
         if isinstance(target, gast.Starred):
-            return self._target_clear(target.value, reads)
+            return self._target_clear(target.value, reads, numbers)
         if isinstance(target, gast.Subscript):  # an element write: in place
             base = target.value
-            return isinstance(base, gast.Name) and base.id in self.private and \
+            return isinstance(base, gast.Name) and (numbers or base.id in self.private) and \
                 base.id not in reads and self._expression_clear(target.slice, reads)
         return False
 
