@@ -481,3 +481,17 @@ def test_a_product_of_numbers_folds_past_writes_into_arrays(chain_source):
     # product and its read cannot change two numbers
     assert re.search(r"dstiffness\[i\] \+= dforce \* _t\d+\n", chain_source), chain_source
     assert re.search(r"dstiffness\[i - 1\] -= dforce \* _t\d+\n", chain_source), chain_source
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_long_callee_called_once_is_inlined(jit):
+    args = (1.1, 0.4, 0.1, 0.4, 10.0, 5.0, 7)
+    grad = s2sad.grad(ex.rk4_rollout, wrt=(0, 1, 2, 3, 4, 5), jit=jit)
+    check_gradient(ex.rk4_rollout, args, (0, 1, 2, 3, 4, 5), jit_fn=grad)
+    source = grad.source
+    assert "rt.load(" not in source, source
+    assert "k4w = delta * u4 * w4 - gamma * w4" in source, source
+    twice = s2sad.grad(ex.rk4_twice, wrt=(0, 1, 2, 3, 4, 5), jit=jit)
+    check_gradient(ex.rk4_twice, (1.1, 0.4, 0.1, 0.4, 10.0, 5.0), (0, 1, 2, 3, 4, 5),
+                   jit_fn=twice)
+    assert "d_rk4_step = rt.load(" in twice.source, twice.source

@@ -14,8 +14,9 @@ anyway: before any call of a function that is not inlined, not in a `while` test
 operand that is evaluated only sometimes (`and`, `or`, `a if c else b`) or many times (a
 comprehension, a lambda).
 
-Small means: defined in the same file, no closure, at most MAX_STATEMENTS statements (those in
-an `if` or a loop counted) of assignments to names, `if`s and loops, and then one `return` (no
+Small means: defined in the same file, no closure, at most MAX_STATEMENTS statements
+(MAX_STATEMENTS_ONCE for a callee the caller calls once; those in an `if` or a loop counted)
+of assignments to names, `if`s and loops, and then one `return` (no
 other `return`, no `with`), calling none with a rule of yours and no function of yours but small
 ones (inlined into it first), and called with one positional argument per parameter. A callee
 with a loop inlined so keeps its values on the caller's tape, in the caller's loops: its forward
@@ -36,6 +37,8 @@ from s2sad.errors import S2sadError
 from . import desugar, fence, nodes, parse, resolve
 
 MAX_STATEMENTS = 12
+MAX_STATEMENTS_ONCE = 60  # for a callee called once by the caller: inlined, it adds no code
+# a call of its own would not, and its forward sweep does not run again in the backward one
 
 
 def inline(source, callees):
@@ -56,6 +59,14 @@ class _Inliner:
         self.plans = {}   # function -> parsed-and-resolved callee, or None (not inlinable)
         self.inlining = frozenset()   # the callees whose calls are being put in place
         self.arities, self.returns_tuple = {}, {}   # of the callees that are inlined
+        self.sites = {}   # function -> how many calls of it the caller's tree holds
+        for node in nodes.walk(source.tree):
+            if isinstance(node, gast.Call) and getattr(node, "s2sad_user", False):
+                ref = node.s2sad_ref
+                self.sites[ref] = self.sites.get(ref, 0) + 1
+
+    def _limit(self, func):
+        return MAX_STATEMENTS_ONCE if self.sites.get(func) == 1 else MAX_STATEMENTS
 
     def block(self, statements):
         index = 0
@@ -221,7 +232,7 @@ class _Inliner:
         tree = callee.tree
         args = tree.args
         body = _body(tree)
-        simple = bool(body) and _size(body[:-1]) <= MAX_STATEMENTS and \
+        simple = bool(body) and _size(body[:-1]) <= self._limit(func) and \
             isinstance(body[-1], gast.Return) and body[-1].value is not None and \
             all(_simple(s) for s in body[:-1])
         if not simple or args.vararg or args.kwarg or args.kwonlyargs or \
@@ -253,7 +264,7 @@ class _Inliner:
         callee.tree.body = body
         left = any(isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)
                    for n in nodes.walk(callee.tree))
-        return not left and _size(body[:-1]) <= MAX_STATEMENTS and \
+        return not left and _size(body[:-1]) <= self._limit(callee.func) and \
             all(_simple(s) for s in body[:-1])
 
     def _foreign(self, callee):

@@ -25,6 +25,9 @@ from . import activity, callee_writes, checkpoint, kinds, nodes, normalize
 from .tape import Tape, children, is_loop, kept_rank, pop, push, walk
 
 
+_RECOMPUTED = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript)
+
+
 class Saves(Tape):
     def __init__(self, source, body, reads, final_reads, namer, instrument=None,
                  shape_reads=None):
@@ -214,8 +217,8 @@ class Saves(Tape):
 
     def _recomputation(self, name, region, readers, budget=4):
         """Statements recomputing `name` in the backward sweep, if that is cheap: `name` is
-        assigned once in the function, inside the loop `region`, by an index (an element or a
-        view) or scalar arithmetic, `abs`, `min`, `max` or a comparison on stable names
+        assigned once in the function, inside the loop `region`, by a number, an index (an
+        element or a view) or scalar arithmetic, `abs`, `min`, `max` or a comparison on stable names
         (`_stable`), on numbers the backward sweep puts back anyway (`_maintained`:
         `_t1 = beta * u` with `u` kept) or on names that are themselves recomputed so (at most
         `budget` statements in all). Else None."""
@@ -227,13 +230,14 @@ class Saves(Tape):
         cheap_call = isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) in \
             (abs, min, max) and not value.keywords and \
             kinds.known(value, statement.s2sad_scalars, statement.s2sad_ints)[0]
-        if self.region_of[id(statement)] is not region or not (cheap_call or isinstance(
-                value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript))) \
+        number = isinstance(value, gast.Constant) and type(value.value) in (int, float)
+        if self.region_of[id(statement)] is not region or not (cheap_call or number or
+                                                                isinstance(value, _RECOMPUTED)) \
                 or not isinstance(statement.targets[0], gast.Name):
             return None
-        arrays = not isinstance(value, gast.Subscript) and not cheap_call and kinds.rank_of(
-            value, statement.s2sad_scalars, statement.s2sad_ints,
-            getattr(statement, "s2sad_ranks", {})) != 0
+        arrays = not isinstance(value, gast.Subscript) and not (cheap_call or number) and \
+            kinds.rank_of(value, statement.s2sad_scalars, statement.s2sad_ints,
+                          getattr(statement, "s2sad_ranks", {})) != 0
         if arrays and not isinstance(value, (gast.BinOp, gast.UnaryOp)) or \
                 isinstance(getattr(value, "op", None), gast.MatMult):
             return None
