@@ -174,8 +174,7 @@ def drop_repeats(function):
 
 def _repeatable(statement):
     """(n, E, names it depends on) of `n = E` with E free of calls and of n, else None."""
-    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
-            isinstance(statement.targets[0], gast.Name)):
+    if nodes.assigned_name(statement) is None:
         return None
     value, target = statement.value, statement.targets[0].id
     inside = list(nodes.walk(value))
@@ -229,26 +228,23 @@ def drop_private_copies(function):
 
 
 def _copied_to_itself(statement):
-    if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
-            isinstance(statement.targets[0], gast.Name):
-        value = statement.value
-        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["rt", "copy"] \
-                and len(value.args) == 1 and not value.keywords and \
-                isinstance(value.args[0], gast.Name) and \
-                value.args[0].id == statement.targets[0].id:
-            return value.args[0].id
+    """n for `n = rt.copy(n)`, else None."""
+    name = nodes.assigned_name(statement)
+    if name is not None and _call_of(statement.value, ("rt", "copy")) and \
+            len(statement.value.args) == 1 and \
+            getattr(statement.value.args[0], "id", None) == name:
+        return name
     return None
 
 
 def _assigned_new(statement):
     """n for `n = E`, E a new array that only n refers to, n not read by E."""
-    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
-            isinstance(statement.targets[0], gast.Name)):
+    name = nodes.assigned_name(statement)
+    if name is None:
         return None
     value = statement.value
     while _call_of(value, ("numpy", "transpose")) and len(value.args) == 1:
         value = value.args[0]   # a view of the new array: still the only one to see it
-    name = statement.targets[0].id
     if _call_of(value, *_NEW_ARRAYS) and name not in nodes.names(statement.value):
         return name
     return None

@@ -117,8 +117,7 @@ def _defer_loop(statements, loop, namer, written):
 def _outer_accumulation(statement, loop):
     """(gradient name, (g, W, b)) for `dW = dW + <marked outer product>` whose gradient nothing
     else in `loop` touches and whose W the loop does not assign."""
-    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
-            isinstance(statement.targets[0], gast.Name)):
+    if nodes.assigned_name(statement) is None:
         return None
     gradient, value = statement.targets[0].id, statement.value
     if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and

@@ -226,8 +226,7 @@ class _Folder:
     def _fold(self, statements, index, depth):
         """Fold the temporary `statements[index]` defines into its reader; whether it did."""
         definition = statements[index]
-        if not (isinstance(definition, gast.Assign) and len(definition.targets) == 1 and
-                isinstance(definition.targets[0], gast.Name)):
+        if nodes.assigned_name(definition) is None:
             return False
         name = definition.targets[0].id
         if not (TEMPORARY.match(name) and fold_pure.movable(definition.value, self.uses)):
@@ -440,8 +439,7 @@ def _local_reads(function, uses):
 
         for statement in statements:
             loads, stores = _temporaries_in(statement, memo)
-            simple = isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
-                isinstance(statement.targets[0], gast.Name)
+            simple = nodes.assigned_name(statement) is not None
             for name, nodes_read in loads.items():
                 if name in open_reads and (simple or name not in stores):
                     open_reads[name][1].extend((n, statement) for n in nodes_read)
@@ -531,8 +529,7 @@ def _path(parent, field, node, wanted, position=None):
 def _accumulated(statement, start=False):
     """The gradient `statement` adds to (`dw = dw + e`), or with `start` also assigns first
     (`dw = e`), e not reading it; else None."""
-    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
-            isinstance(statement.targets[0], gast.Name)):
+    if nodes.assigned_name(statement) is None:
         return None
     name, value = statement.targets[0].id, statement.value
     if not name.startswith("d"):

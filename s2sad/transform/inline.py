@@ -16,9 +16,9 @@ comprehension, a lambda).
 
 Small means: defined in the same file, no closure, at most MAX_STATEMENTS statements
 (MAX_STATEMENTS_ONCE for a callee the caller calls once; those in an `if` or a loop counted)
-of assignments to names, `if`s and loops, and then one `return` (no
-other `return`, no `with`), calling none with a rule of yours and no function of yours but small
-ones (inlined into it first), and called with one positional argument per parameter. A callee
+of assignments to names, `if`s and loops, and then one `return` (no other `return`, no
+`with`), calling none with a rule of yours and no function of yours but small ones (inlined
+into it first), and called with one positional argument per parameter. A callee
 with a loop inlined so keeps its values on the caller's tape, in the caller's loops: its forward
 sweep runs once. Anything else stays a call to its own generated adjoint, whose forward sweep
 runs again in the backward sweep.

@@ -137,6 +137,14 @@ def assign(target, value):
     return gast.Assign([name(target, store=True)], value, None)
 
 
+def assigned_name(statement):
+    """`n` of a statement `n = value`; None for any other statement."""
+    if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+            isinstance(statement.targets[0], gast.Name):
+        return statement.targets[0].id
+    return None
+
+
 def call(dotted, *args):
     """`rt.zeros_like(x)` from ("rt.zeros_like", x)."""
     module, attribute = dotted.split(".")

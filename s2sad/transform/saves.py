@@ -218,8 +218,8 @@ class Saves(Tape):
     def _recomputation(self, name, region, readers, budget=4):
         """Statements recomputing `name` in the backward sweep, if that is cheap: `name` is
         assigned once in the function, inside the loop `region`, by a number, an index (an
-        element or a view) or scalar arithmetic, `abs`, `min`, `max` or a comparison on stable names
-        (`_stable`), on numbers the backward sweep puts back anyway (`_maintained`:
+        element or a view) or scalar arithmetic, `abs`, `min`, `max` or a comparison on stable
+        names (`_stable`), on numbers the backward sweep puts back anyway (`_maintained`:
         `_t1 = beta * u` with `u` kept) or on names that are themselves recomputed so (at most
         `budget` statements in all). Else None."""
         definitions = self.definitions.get(name, [])

@@ -252,8 +252,7 @@ class _Chain:
             if i in self.members:
                 continue
             statement = self.statements[i]
-            if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
-                    isinstance(statement.targets[0], gast.Name)):
+            if nodes.assigned_name(statement) is None:
                 return False
             if statement.targets[0].id in self.reads or any(
                     isinstance(n, gast.Call) and (getattr(n, "s2sad_user", False) or
@@ -265,8 +264,7 @@ class _Chain:
 
 def _summed_name(statement):
     """`t` of `s = numpy.sum(t)`, `t` a name; else None."""
-    if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1 and
-            isinstance(statement.targets[0], gast.Name)):
+    if nodes.assigned_name(statement) is None:
         return None
     value = statement.value
     if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) is numpy.sum and \
