@@ -38,10 +38,11 @@ def test_a_loop_nest_keeps_its_values_in_preallocated_arrays(chain_source):
 
 @pytest.mark.parametrize("jit", [True, False])
 def test_numbers_kept_in_a_nest_of_changing_bounds_or_a_while_need_no_list(jit):
-    """A triangular nest (`range(j + 1, n)`, with a branch inside) and a data-dependent `while`
-    keep their numbers, trip counts and branch flags on arrays indexed by a count of the loop's
-    trips (`rt.push`), not on lists; the inner range runs again backwards from the outer
-    counter."""
+    """A triangular nest (`range(j + 1, n)`, with a branch inside) keeps its numbers and branch
+    flags on arrays allocated at their full length before the nest (its trips counted by a
+    loop that only adds) and indexed by a count of the loop's trips, with a plain store; the
+    inner range runs again backwards from the outer counter. A data-dependent `while` grows its
+    tape, with the room check inline (issue 33)."""
     grad = s2sad.grad(ex.triangle, wrt=(0, 1), jit=jit)
     for seed in range(3):
         rng = np.random.default_rng(seed)
@@ -49,22 +50,25 @@ def test_numbers_kept_in_a_nest_of_changing_bounds_or_a_while_need_no_list(jit):
                        jit_fn=grad)
     source = grad.source
     assert "= []" not in source and ".append(" not in source and ".pop()" not in source
+    assert "rt.grown" not in source and "rt.push" not in source
+    assert "_size0 = _size0 + len(range(j + 1, n))" in source
     for kept in ("_stack_acc", "_stack_acc_1", "_stack_branch0"):  # once per inner trip
-        assert f"{kept} = rt.push({kept}, _n0, " in source and f"= {kept}[_n0]" in source
+        assert f"{kept}[_n0] = " in source and f"= {kept}[_n0]" in source
     # the inner loop's bounds are computed again from the outer counter, not kept
     assert "for i in range(n - 1, j, -1):" in source
     assert "_stack_start" not in source and "_stack_trips" not in source
-    assert "_stack_branch0 = numpy.empty(0, numpy.bool_)" in source
-    assert "_stack_acc = numpy.empty(0)" in source
+    assert "_stack_branch0 = numpy.empty(_size0, numpy.bool_)" in source
+    assert "_stack_acc = numpy.empty(_size0)" in source
     halving = s2sad.grad(ex.halving, wrt=(0, 1), jit=jit)
     for x in (0.3, 2.0, 5.0):
         check_gradient(ex.halving, (x, 0.8), (0, 1), jit_fn=halving)
-    assert ".append(" not in halving.source and "_stack_y = rt.push(_stack_y, _n0, y)" in \
-        halving.source
+    assert ".append(" not in halving.source and "rt.push" not in halving.source
+    assert "if _n0 >= len(_stack_y):\n            _stack_y = rt.grown(_stack_y, _n0)\n" \
+        "        _stack_y[_n0] = y\n" in halving.source
     rows = s2sad.grad(ex.nested_rows, wrt=(0, 1), jit=jit)
     check_gradient(ex.nested_rows, (RNG.normal(size=5), 0.7), (0, 1), jit_fn=rows)
     assert ".append(" not in rows.source and "_stack_h = numpy.empty((0, 0))" in rows.source
-    assert "_stack_h = rt.push_row(_stack_h, _n0, h)" in rows.source
+    assert "_stack_h = rt.keep_row(_stack_h, _size0, _n0, h)" in rows.source
 
 
 @pytest.mark.parametrize("jit", [True, False])
@@ -93,12 +97,15 @@ def test_a_value_put_back_only_to_be_put_back_again_is_not_kept(jit):
 
 
 @pytest.mark.parametrize("jit", [True, False])
-def test_elements_overwritten_in_a_loop_are_kept_one_per_trip(jit):
+def test_what_a_loop_overwrites_is_kept_one_per_trip_only_if_read(jit):
+    """`x[i % 2] = w * x[i % 2 + 1]` in a `range` loop: what the backward sweep reads (the
+    factor) is kept in an array with one slot per trip; the elements overwritten are not put
+    back, since no backward block reads x after the loop's (issue 33)."""
     grad = s2sad.grad(ex.overwrite, wrt=(0, 1), jit=jit)
     check_gradient(ex.overwrite, (RNG.normal(size=4), 0.7), (0, 1), jit_fn=grad)
-    assert "_stack_x = numpy.empty(_trips0)" in grad.source
-    assert "_stack_x[i] = x[_t4]" in grad.source and "x[_t4] = _stack_x[i]" in grad.source
-    assert ".append(" not in grad.source
+    assert "_stack__t2 = numpy.empty(_trips0)" in grad.source
+    assert "_stack__t2[i] = _t2" in grad.source and "_t2 = _stack__t2[i]" in grad.source
+    assert "_stack_x" not in grad.source and ".append(" not in grad.source
 
 
 def test_no_helper_on_a_known_scalar(chain_source):

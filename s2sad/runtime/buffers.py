@@ -6,7 +6,7 @@ import numpy as np
 from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_tuple, jitable,
                        python_only)
 
-__all__ = ["rows", "some_trips", "keep_row", "push", "push_row", "entries", "push_entry",
+__all__ = ["rows", "some_trips", "keep_row", "grown", "push_row", "entries", "push_entry",
            "entry", "example"]
 
 
@@ -42,16 +42,14 @@ def keep_row(rows, trips, k, x):
 
 
 @jitable
-def push(stack, k, x):
-    """Keep the number x at position k of `stack`, the growable tape of a value kept in a loop
-    whose trip count is not known before it (a nest with bounds that change, a `while`): a
-    NumPy array twice as long when it is full, so pushing costs no list. Returns the stack."""
-    if k >= stack.shape[0]:
-        grown = np.empty(max(16, 2 * stack.shape[0]), stack.dtype)
-        grown[:stack.shape[0]] = stack
-        stack = grown
-    stack[k] = x
-    return stack
+def grown(stack, k):
+    """The growable tape of a number kept in a loop whose trip count is not known before it (a
+    `while`, a bound the loop changes), long enough for position k: twice as long (at least
+    16), with the same first elements. Generated code calls it only when the tape is full; each
+    value is a plain store `stack[k] = x`, the room check inline before it."""
+    longer = np.empty(max(16, 2 * stack.shape[0], k + 1), stack.dtype)
+    longer[:stack.shape[0]] = stack
+    return longer
 
 
 @jitable

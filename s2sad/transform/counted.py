@@ -1,33 +1,40 @@
 """Stacks as NumPy arrays with a counter per loop, not Python lists.
 
-A number kept in a loop whose trip count the forward sweep cannot read before the loop starts
-(an inner range whose bounds change, `for i in range(j + 1, d)`; a `while`), and the
-bookkeeping of inner loops and branches (their trip counts, range starts and branch flags),
-are pushed at the loop's trip number counted over the whole run, on an array that doubles when
-it is full (`rt.push`). The backward loop counts the same trips down:
+A number kept in a loop whose trips `tape.preallocate` cannot index by the loop counters (an
+inner range whose bounds change, `for i in range(j + 1, d)`; a bound spelled through a
+temporary; a `while`), and the bookkeeping of inner loops and branches (their trip counts,
+range starts and branch flags), are kept at the loop's trip number counted over the whole run.
+Where trip_totals.py can count the trips before the outermost loop around them, the tape is
+allocated there at its full length and each value is a plain store; otherwise (a `while`) the
+room check is inline and the tape doubles only when it is full (`rt.grown`). The backward loop
+counts the same trips down:
 
-    _n0 = 0                                          # forward
+    _size0 = 0                                       # forward
+    for j in range(d):
+        _size0 = _size0 + len(range(j + 1, d))
+    _stack_idx = numpy.empty(_size0, numpy.int64)
     for j in range(d):
         for i in range(j + 1, d):
-            _stack_idx = rt.push(_stack_idx, _n0, idx)
+            _stack_idx[_n0] = idx
             ...
             _n0 = _n0 + 1
     for j in ...:                                    # backward
-        for _k0 in range(_trips1 - 1, -1, -1):
+        for i in range(d - 1, j, -1):
             _n0 = _n0 - 1
             idx = _stack_idx[_n0]
 
 Every backward trip of a loop undoes one forward trip, the last first, so the counter meets
 each trip's index again. A push inside an `if` leaves its slot unused in the other trips.
 Arrays of one shape in every trip (loop_shapes.py) are kept the same way, as rows
-(`rt.push_row`); arrays whose shape may change (a state that broadcasts in its first trip, a
-growing slice) one after the other in one flat array, with their offsets and shapes
-(`rt.entries`, `rt.push_entry`, `rt.entry`). A loop checkpointed (its backward sweep runs the
-forward code again), arrays of unknown rank and any stack used otherwise keep their lists.
+(`rt.keep_row` at the full length, `rt.push_row` growing); arrays whose shape may change (a
+state that broadcasts in its first trip, a growing slice) one after the other in one flat
+array, with their offsets and shapes (`rt.entries`, `rt.push_entry`, `rt.entry`). A loop
+checkpointed (its backward sweep runs the forward code again), arrays of unknown rank and any
+stack used otherwise keep their lists.
 """
 import gast
 
-from . import checkpoint, nodes
+from . import checkpoint, nodes, trip_totals
 
 # The element type of a stack of numbers -> the dtype of its array.
 DTYPES = {"float": None, "int": "numpy.int64", "bool": "numpy.bool_"}
@@ -37,8 +44,9 @@ def count(function, elements, namer):
     """Turn the list stacks named in `elements` (stack -> "float", "int", "bool", ("rows",
     rank) for arrays of one shape in every trip of the loop nest, loop_shapes.py, or
     ("entries", rank) for arrays of that rank) into counted arrays where their pushes and pops
-    allow it (see the module docstring). Returns the prelude for them: each stack's empty
-    array and each counter's 0."""
+    allow it (see the module docstring). Returns (the prelude for them: each counter's 0 and
+    the empty array of each stack not allocated at its full length at the top of the function;
+    the stacks turned into arrays)."""
     sites = _Sites(elements)
     sites.visit_body(function.body, ())
     counters, converted = {}, {}
@@ -49,16 +57,53 @@ def count(function, elements, namer):
                 counters[id(loop)] = (namer.numbered("_n"), loop)
             converted[stack] = counters[id(loop)][0]
     if not converted:
-        return []
-    _Rewrite(converted, {s: elements[s][0] for s in converted if isinstance(elements[s], tuple)}
-             ).visit(function)
+        return [], set()
+    sized, placed = _size_tapes(function, sites, counters, converted, elements, namer)
+    _Rewrite(converted, {s: elements[s][0] for s in converted if isinstance(elements[s], tuple)},
+             sized).visit(function)
     for counter, primal in counters.values():
         for loop in sites.forward_loops.get(id(primal), ()):
             _append_count(loop.body, counter)
         for loop in sites.backward_loops.get(id(primal), ()):
             loop.body.insert(0, _step(counter, gast.Sub()))
-    return [nodes.assign(stack, _empty(elements[stack])) for stack in converted] + \
+    prelude = [nodes.assign(stack, _empty(elements[stack])) for stack in converted
+               if stack not in placed] + \
         [nodes.assign(counter, nodes.constant(0)) for counter, _ in sorted(counters.values())]
+    return prelude, set(converted)
+
+
+def _size_tapes(function, sites, counters, converted, elements, namer):
+    """Allocate, right before the outermost loop around them, the tapes whose loop's trips
+    trip_totals.py can count there. Returns ({stack: the name of its length}, the stacks
+    allocated there only: those of a nest at the top of the function, which need no empty
+    stack at its start)."""
+    sized, placed = {}, set()
+    for counter, primal in sorted(counters.values()):
+        stacks = sorted(s for s, c in converted.items() if c == counter)
+        chain = sites.pushes[stacks[0]][0]
+        if len(sites.forward_loops.get(id(primal), ())) != 1 or \
+                any(sites.pushes[s][0] != chain for s in stacks):
+            continue
+        found = trip_totals.total(list(chain), namer)
+        if found is None:
+            continue
+        code, size = found
+        allocations = []
+        for stack in stacks:
+            sized[stack] = size
+            element = elements[stack]
+            if not isinstance(element, tuple):
+                dtype = DTYPES[element]
+                allocations.append(nodes.assign(stack, nodes.call(
+                    "numpy.empty", nodes.name(size), *([nodes.dotted(dtype)] if dtype else []))))
+        outer = chain[0]
+        holder = next(lst for lst in nodes.statement_lists(function)
+                      if any(s is outer for s in lst))
+        at = next(k for k, s in enumerate(holder) if s is outer)
+        holder[at:at] = code + allocations
+        if holder is function.body:
+            placed.update(s for s in stacks if not isinstance(elements[s], tuple))
+    return sized, placed
 
 
 def _empty(element):
@@ -169,12 +214,21 @@ def _method_receiver(tree, name):
 
 
 class _Rewrite(nodes.Transformer):
-    """`s.append(v)` -> `s = rt.push(s, _n0, v)`; `s.pop()` -> `s[_n0]` (or `rt.entry(s, _n0)`
-    for arrays of any shape)."""
+    """`s.append(v)` -> `s[_n0] = v` where the tape was allocated at its full length; else the
+    room check and the store inline, growing only when full:
 
-    def __init__(self, counters, arrays):
+        if _n0 >= len(s):
+            s = rt.grown(s, _n0)
+        s[_n0] = v
+
+    Arrays: `s = rt.keep_row(s, _size0, _n0, v)` (allocated at the first row, at its full
+    length), `rt.push_row` (growing), `rt.push_entry` (arrays of any shape). `s.pop()` ->
+    `s[_n0]` (or `rt.entry(s, _n0)` for arrays of any shape)."""
+
+    def __init__(self, counters, arrays, sized):
         self.counters = counters  # stack -> its counter
         self.arrays = arrays      # stack of arrays -> "rows" (one shape) or "entries" (any)
+        self.sized = sized        # stack allocated at its full length -> the name of that
 
     def visit_Expr(self, node):
         call = node.value
@@ -184,10 +238,25 @@ class _Rewrite(nodes.Transformer):
             if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == \
                     ["rt", "saved"] and len(value.args) == 1:
                 value = value.args[0]  # the stack keeps a copy anyway
-            push = {"rows": "rt.push_row", "entries": "rt.push_entry"}.get(
-                self.arrays.get(stack), "rt.push")
-            return nodes.assign(stack, nodes.call(push, nodes.name(stack),
-                                                  nodes.name(self.counters[stack]), value))
+            counter = nodes.name(self.counters[stack])
+            kind = self.arrays.get(stack)
+            if kind == "rows" and stack in self.sized:
+                return nodes.assign(stack, nodes.call(
+                    "rt.keep_row", nodes.name(stack), nodes.name(self.sized[stack]), counter,
+                    value))
+            if kind is not None:
+                push = {"rows": "rt.push_row", "entries": "rt.push_entry"}[kind]
+                return nodes.assign(stack, nodes.call(push, nodes.name(stack), counter, value))
+            store = gast.Assign([gast.Subscript(nodes.name(stack), counter, gast.Store())],
+                                value, None)
+            if stack in self.sized:
+                return store
+            # `>=`, not `==`: a push in an `if` skips the trips the branch is not taken
+            full = gast.Compare(nodes.name(self.counters[stack]), [gast.GtE()],
+                                [_length(nodes.name(stack))])
+            grow = gast.If(full, [nodes.assign(stack, nodes.call(
+                "rt.grown", nodes.name(stack), nodes.name(self.counters[stack])))], [])
+            return [grow, store]
         return self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -205,3 +274,8 @@ def _receiver(call, method):
             call.func.attr == method and isinstance(call.func.value, gast.Name):
         return call.func.value.id
     return None
+
+
+def _length(node):
+    """`len(node)`."""
+    return gast.Call(nodes.name("len"), [node], [])

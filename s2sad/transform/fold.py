@@ -85,6 +85,7 @@ class _Uses:
         self.stored = []         # every other Name stored (params, tuple targets, ...)
         self.subscripts = []     # `a[...]` with `a` a name
         self.methods = []        # `a.method(...)` with `a` a name
+        self.lengths = []        # `len(a)` with `a` a name: the names
         self._expression(function.args, function)
         self._statements(function.body)
         self.local_read = _local_reads(function, self)
@@ -155,6 +156,9 @@ class _Uses:
         elif kind is gast.Call:
             if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
                 self.methods.append(node)
+            elif isinstance(node.func, gast.Name) and node.func.id == "len" and \
+                    len(node.args) == 1 and isinstance(node.args[0], gast.Name):
+                self.lengths.append(node.args[0].id)
         elif kind in (gast.Global, gast.Nonlocal):
             self.multiple.update(node.names)
 
@@ -411,7 +415,7 @@ class _Folder:
                 isinstance(call.func.value, gast.Name):
             stack = call.func.value.id
             return stack in self.private and stack not in reads
-        if parts in (["rt", "push"], ["rt", "keep_row"]) and call.args and \
+        if parts in (["rt", "grown"], ["rt", "keep_row"]) and call.args and \
                 isinstance(call.args[0], gast.Name):  # writes into the stack it is given only
             stack = call.args[0].id
             # a row of a keep_row tape is read (as a view) only in the backward sweep, which

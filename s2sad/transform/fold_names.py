@@ -28,12 +28,15 @@ def private_arrays(uses):
         if len(found) == 1 and None not in found and len(values) == uses.stores[name] and \
                 name not in uses.multiple:
             dimensions[name] = found.pop()
-            allowed[name] = len(values) - len(made)  # `s = rt.push(s, ...)` reads s
+            allowed[name] = len(values) - len(made)  # `s = rt.grown(s, k)` reads s
     if not dimensions:
         return {}
     for node in uses.subscripts:
         name = node.value.id
         if name in dimensions and _element(node.slice, dimensions[name], ints):
+            allowed[name] = allowed.get(name, 0) + 1
+    for name in uses.lengths:  # `len(s)`: the room check of a growable tape
+        if name in dimensions:
             allowed[name] = allowed.get(name, 0) + 1
     for node in uses.methods:
         name = node.func.value.id
@@ -45,10 +48,9 @@ def private_arrays(uses):
 
 
 def _pushed_onto(value, name):
-    """`rt.push(name, k, x)`: the stack `name` with x written in at k (counted.py), as itself
-    or a longer copy."""
-    return isinstance(value, gast.Call) and dotted_parts(value.func) == ["rt", "push"] and \
-        len(value.args) == 3 and isinstance(value.args[0], gast.Name) and \
+    """`rt.grown(name, k)`: the stack `name`, a longer copy made when it is full (counted.py)."""
+    return isinstance(value, gast.Call) and dotted_parts(value.func) == ["rt", "grown"] and \
+        len(value.args) == 2 and isinstance(value.args[0], gast.Name) and \
         value.args[0].id == name
 
 

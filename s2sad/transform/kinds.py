@@ -284,8 +284,9 @@ def indexed_rank(rank, index, scalars, ints):
     for part in parts:
         if isinstance(part, gast.Slice):
             continue
-        if _is_one_int(part, scalars, ints):
-            left -= 1
+        if _is_one_int(part, scalars, ints) or isinstance(part, gast.Name) and \
+                part.id in scalars:  # a number: an int (`obs[t]` of an int array), or an
+            left -= 1                # IndexError (scalars never hold comparisons' bools)
             continue
         return None  # an array index, None, an ellipsis...: not worked out
     return left if left >= 0 else None

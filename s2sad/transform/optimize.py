@@ -237,8 +237,15 @@ def _stack_statement(statement):
     """(the stack, the name a pop assigns or None) of a statement that only declares a stack,
     pushes to it or pops from it: `_stack_x = []`, `_stack_x = numpy.empty(...)`,
     `_stack_x = rt.keep_row(_stack_x, ...)` (or rt.push...), `_stack_x.append(x)`,
-    `_stack_x[t] = x`, `x = _stack_x.pop()`, `x = _stack_x[t]`, `x = rt.entry(_stack_x, _n0)`;
+    `_stack_x[t] = x`, `x = _stack_x.pop()`, `x = _stack_x[t]`, `x = rt.entry(_stack_x, _n0)`,
+    the room check of a growable tape (`if _n0 >= len(_stack_x): _stack_x = rt.grown(...)`);
     (None, None) for any other."""
+    if isinstance(statement, gast.If) and len(statement.body) == 1 and not statement.orelse \
+            and isinstance(statement.test, gast.Compare) and \
+            _stack_statement(statement.body[0])[1] is None:
+        stack = _stack_statement(statement.body[0])[0]
+        if stack is not None and stack in nodes.names(statement.test):
+            return stack, None
     if isinstance(statement, gast.Expr) and _stack_call(statement.value, "append"):
         return statement.value.func.value.id, None
     if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1):
@@ -357,15 +364,22 @@ def _kept_in_place(statements, index, function, sharing):
         sharing[array] = _sharing(function, array)
     if sharing[array] is None:
         return False
-    fixed = {held} | nodes.names(part.slice)
+    indexes = _index_values(statements[:index])  # `_t8 = i + 1`: dF[_t8] is dF[i + 1]
+    fixed = {held} | _with_values(nodes.names(part.slice), indexes)
+    def again(statement):  # `_t8 = i + 1` computed again: the same value
+        name = nodes.assigned_name(statement)
+        return name in indexes and nodes.same(statement.value, indexes[name])
     for later in range(index + 2, len(statements)):
         statement = statements[later]
-        if _is_write(statement, part, gast.AugAssign) and \
-                isinstance(statement.value, gast.Name) and statement.value.id == held:
+        if _is_write(statement, part, gast.AugAssign, indexes) and \
+                isinstance(statement.value, gast.Name) and statement.value.id == held and \
+                not _stores([s for s in statements[index + 2:later] if not again(s)],
+                            _with_values(nodes.names(statement.target.slice), indexes)):
             del statements[later]
             del statements[index + 1]
             return True
-        if not _only_adds_into(statement, array, sharing[array], fixed):
+        if not again(statement) and \
+                not _only_adds_into(statement, array, sharing[array], fixed):
             return False
     return False
 
@@ -422,9 +436,43 @@ def _is_copy(value):
     return _is_call(value, "copy") or _is_call(value, "saved")
 
 
-def _is_write(statement, part, kind):
+def _with_values(names, values):
+    """`names` and the names the values of those of them in `values` read."""
+    return set(names).union(*(nodes.names(values[n]) for n in names if n in values))
+
+
+def _stores(statements, names):
+    """Whether one of `statements` binds one of `names`."""
+    return any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in names
+               for s in statements for n in nodes.walk(s))
+
+
+def _index_values(statements):
+    """temporary -> its value, for the temporaries of index arithmetic (`_t8 = i + 1`) that
+    `statements` assign and nothing after them in `statements` changes."""
+    values = {}
+    for statement in statements:
+        if isinstance(statement, Comment):
+            continue
+        stored = {n.id for n in nodes.walk(statement) if isinstance(n, gast.Name) and
+                  isinstance(n.ctx, gast.Store)}
+        values = {k: v for k, v in values.items() if k not in stored and
+                  not nodes.names(v) & stored}
+        name = nodes.assigned_name(statement)
+        if name is not None and name.startswith("_t") and \
+                isinstance(statement.value, (gast.BinOp, gast.UnaryOp)) and \
+                all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp,
+                                   gast.operator, gast.unaryop, gast.Load))
+                    for n in nodes.walk(statement.value)) and name not in nodes.names(
+                        statement.value):
+            values[name] = statement.value
+    return values
+
+
+def _is_write(statement, part, kind, indexes=None):
     """`statement` is `array[index] = ...` (kind Assign) or `array[index] += ...` (AugAssign,
-    Add) for the array and index of the subscript `part`."""
+    Add) for the array and index of the subscript `part` (`indexes`: temporaries of index
+    arithmetic, compared by their values)."""
     if kind is gast.Assign:
         if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1):
             return False
@@ -433,8 +481,13 @@ def _is_write(statement, part, kind):
         if not (isinstance(statement, gast.AugAssign) and isinstance(statement.op, gast.Add)):
             return False
         target = statement.target
-    return isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
-        target.value.id == part.value.id and nodes.same(target.slice, part.slice)
+    if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and
+            target.value.id == part.value.id):
+        return False
+    if nodes.same(target.slice, part.slice):
+        return True
+    return bool(indexes) and nodes.same(nodes.substituted(target.slice, indexes),
+                                        nodes.substituted(part.slice, indexes))
 
 
 def _only_adds_into(statement, array, shared, fixed):

@@ -22,13 +22,13 @@ import collections
 import gast
 
 from . import activity, callee_writes, checkpoint, kinds, nodes, normalize
+from .recompute import Recomputing
 from .tape import Tape, children, is_loop, kept_rank, pop, push, walk
 
 
-_RECOMPUTED = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript)
 
 
-class Saves(Tape):
+class Saves(Recomputing, Tape):
     def __init__(self, source, body, reads, final_reads, namer, instrument=None,
                  shape_reads=None):
         self.source = source
@@ -41,12 +41,19 @@ class Saves(Tape):
         self.last_shape = set()  # names read for their shape only, which the loop keeps stable
         self.checking = set()    # names `_put_back_for` is deciding (their chains may loop)
         self.wanted = set().union(final_reads, *reads.values())
+        self.final_reads = set(final_reads)
+        self._reads_up_to = {}   # top-level index -> names read by the blocks up to it
+        self.unkept = set()      # names some reassignment does not keep (nothing reads them)
+        self.kept_before = set()  # (id(statement), name): kept before the statement changes it
+        self.pending = []        # (write, array): writes `_put_back_at_writes` wants kept
         self.written = activity.written_arrays(body)
         # no array changes in place anywhere (nothing written into, no callee writing into an
         # argument): a kept array is the same value whenever it is read, so it needs no copy
         self.frozen = not self.written and not _calls_writers(body)
         self.assignments = _simple(body)  # every assignment, inside loops and branches too
         self.exposed = _sharing_with(self.written, self.assignments) - self.written
+        self.sharing = _sharing_with(self.written, self.assignments)
+        self.callee_writes = _calls_writers(body)
         for statement in self.assignments:  # `A[_t2, -3] = s` with A kept: its old elements
             if activity.written_array(statement) in self.wanted:  # are put back at the index
                 index = activity.names_read(statement.targets[0].slice)  # of that trip
@@ -102,7 +109,11 @@ class Saves(Tape):
                     continue
                 exists = region.s2sad_defined if region is not None else statement.s2sad_defined
                 if name in exists or activity.written_array(statement) == name:
-                    self._save_before(statement, name, region)
+                    if name in self._read_after_put_back(statement):
+                        self._save_before(statement, name, region)
+                    else:
+                        self.unkept.add(name)  # not put back here: nothing may recompute
+                        # from it (`_maintained`)
                 elif region is not None or name in statement.s2sad_maybe or \
                         name in self.exposed:  # it may change: written under another name
                     after_use[id(region)].add(name)
@@ -111,10 +122,27 @@ class Saves(Tape):
         self.kept_after_use = set().union(*after_use.values())
         regions = {id(r): r for r in (self.region_of[id(s)] for s in walk(body))}
         for key, names in after_use.items():
-            for name in sorted(names):
+            # reads of an array deeper in loops than where it is written first: they decide to
+            # keep it where it is written (`_put_back_at_writes`), which other reads then share
+            for name in sorted(names, key=lambda n: (not self._read_deeper_than_written(n),
+                                                     n)):
                 self._save_after_uses(body, name, regions.get(key))
         for key, code in self.recomputes.items():  # after what they read is put back
             self.loads[key] += code
+
+    def _read_after_put_back(self, statement):
+        """The names some backward block reads after the one of `statement` has run (Tapenade's
+        to-be-recorded): the blocks of the statements before it and, inside a loop, of every
+        statement of its outermost loop (an earlier trip's), and the final gradients. The
+        blocks of what comes after run before it (the `return`'s first): a value only they
+        read needs no keeping where it is overwritten."""
+        region = self.region_of[id(statement)]
+        bound = self.top[id(region if region is not None else statement)]
+        if bound not in self._reads_up_to:
+            self._reads_up_to[bound] = set(self.final_reads).union(
+                *(names for key, names in self.reads.items()
+                  if self.top.get(key, bound + 1) <= bound))
+        return self._reads_up_to[bound]
 
     def defined_by(self, statement):
         if is_loop(statement):
@@ -127,6 +155,12 @@ class Saves(Tape):
         return set()
 
     def _save_before(self, statement, name, region):
+        self.kept_before.add((id(statement), name))
+        inverse = self._inverse(statement, name)
+        if inverse is not None:
+            self.restores[id(statement)].append(inverse)
+            self.restored.add(name)
+            return
         array = activity.written_array(statement)
         if array is not None:  # keep the overwritten elements only
             index = statement.targets[0].slice
@@ -147,7 +181,7 @@ class Saves(Tape):
         readers = self._readers(body, name, region)
         if not readers:
             return
-        recompute = self._recomputation(name, region, readers)
+        recompute = self._recomputation_kept(name, region, readers)
         if recompute is None and self._last_shape_serves(name, region, readers):
             return
         self.restored.add(name)
@@ -215,46 +249,6 @@ class Saves(Tape):
             return False
         return not any(name in self.defined_by(s) for s in walk(block[i + 1:j]))
 
-    def _recomputation(self, name, region, readers, budget=4):
-        """Statements recomputing `name` in the backward sweep, if that is cheap: `name` is
-        assigned once in the function, inside the loop `region`, by a number, an index (an
-        element or a view) or scalar arithmetic, `abs`, `min`, `max` or a comparison on stable
-        names (`_stable`), on numbers the backward sweep puts back anyway (`_maintained`:
-        `_t1 = beta * u` with `u` kept) or on names that are themselves recomputed so (at most
-        `budget` statements in all). Else None."""
-        definitions = self.definitions.get(name, [])
-        if region is None or len(definitions) != 1 or budget == 0:
-            return None
-        statement = definitions[0]
-        value = statement.value
-        cheap_call = isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) in \
-            (abs, min, max) and not value.keywords and \
-            kinds.known(value, statement.s2sad_scalars, statement.s2sad_ints)[0]
-        number = isinstance(value, gast.Constant) and type(value.value) in (int, float)
-        if self.region_of[id(statement)] is not region or not (cheap_call or number or
-                                                                isinstance(value, _RECOMPUTED)) \
-                or not isinstance(statement.targets[0], gast.Name):
-            return None
-        arrays = not isinstance(value, gast.Subscript) and not (cheap_call or number) and \
-            kinds.rank_of(value, statement.s2sad_scalars, statement.s2sad_ints,
-                          getattr(statement, "s2sad_ranks", {})) != 0
-        if arrays and not isinstance(value, (gast.BinOp, gast.UnaryOp)) or \
-                isinstance(getattr(value, "op", None), gast.MatMult):
-            return None
-        code = []
-        for operand in sorted(activity.names_read(value)):
-            if self._stable(operand, statement) or \
-                    self._maintained(operand, statement, readers):
-                continue
-            before = self._recomputation(operand, region, readers, budget - 1 - len(code))
-            if before is None:
-                return None
-            code += [s for s in before if s not in code]
-        if arrays and not all(isinstance(s.value, gast.Subscript) for s in code):
-            return None  # arithmetic on arrays: one pass either way, recomputed or copied, but
-            # not more (`x - means[k]` is recomputed, without the memory of a kept copy)
-        return code + [nodes.assign(name, nodes.clone(value))]
-
     def _stable(self, name, statement):
         """Whether `name` has, wherever the backward block of `statement` runs, the value it had
         at `statement`: a parameter never assigned or written in place, a name assigned once
@@ -281,6 +275,7 @@ class Saves(Tape):
         a use by each of the readers themselves), and nothing from `definition` to the reader
         (included) assigns it, in one statement list."""
         if name not in definition.s2sad_scalars or name not in self.wanted or \
+                name in self.unkept or \
                 name in self.exposed or name in self.written or name in self.last_shape:
             return False
         block, start = self.position[id(definition)]
@@ -303,10 +298,12 @@ class Saves(Tape):
         region = self.region_of[id(definition)]
         uses = self._readers(self.body, name, region)
         self.checking.add(name)
+        pending, self.pending = self.pending, []  # a question only: nothing to keep
         try:
             if not uses or self._recomputation(name, region, uses) is not None:
                 return False
         finally:
+            self.pending = pending
             self.checking.discard(name)
         keeps = self._last_of_chains(uses, name)
         for reader in readers:
@@ -380,28 +377,6 @@ class Saves(Tape):
                 self.recorded[key] = constant[0]
             else:   # one outside loops, or all of them (`v3 = 0.1` in two loops)
                 self.recorded[key] = any(outside) or all(constant)
-        return self.recorded[key]
-
-    def bound_recomputation(self, loop):
-        """`_t4 = j + 1` for `for i in range(_t4, d)` in a loop over j: the names of a `for`
-        loop's range that are not stable, computed again from stable ones (`_recomputation`)
-        where the backward loop starts, so that it runs the range again instead of keeping the
-        range's start and trip count at each trip of the loops around. None if some name is
-        neither stable nor so computed, or all are stable."""
-        if not isinstance(loop, gast.For) or self.region_of.get(id(loop)) is None:
-            return None
-        key = ("bounds again", id(loop))
-        if key not in self.recorded:
-            code = []
-            for name in sorted(activity.names_read(loop.iter)):
-                if self._stable(name, loop):
-                    continue
-                again = self._recomputation(name, self.region_of[id(loop)], [loop])
-                if again is None:
-                    code = None
-                    break
-                code += [s for s in again if s not in code]
-            self.recorded[key] = code or None
         return self.recorded[key]
 
     def stable_expression(self, expression, statement):

@@ -8,7 +8,9 @@ expanded into loops and branches run in reverse.
 """
 import gast
 
-from . import activity, checkpoint, counted, kinds, loop_shapes, nodes, normalize
+from . import activity, checkpoint, counted, kinds, loop_shapes, nodes, normalize, ranges
+from .ranges import call as _call, is_constant as _is_constant, minus_one as _minus_one, \
+    start_step as _range_start_step
 
 
 class Tape:
@@ -30,9 +32,8 @@ class Tape:
         by a count of their loop's trips; their set-up code (placed after `stacks()`)."""
         elements = {stack: element for stack, element in self.elements.items()
                     if stack not in self.preallocated}
-        prelude = counted.count(function, elements, self.namer)
-        self.preallocated.update({s.targets[0].id: None for s in prelude
-                                  if s.targets[0].id in elements})
+        prelude, converted = counted.count(function, elements, self.namer)
+        self.preallocated.update(dict.fromkeys(converted))
         return prelude
 
     def stacks(self):
@@ -208,27 +209,12 @@ class Tape:
         return early + code + [loop]
 
     def _reversed_range(self, loop, values):
-        """`range(b - 1, a - 1, -1)` for a `for` over `range(a, b)` (or `range(b)`) of stable
-        bounds that runs to its end, which the backward sweep can run through backwards with
-        the loop's own counter; else None. `values`: name -> the expression it is computed
-        again from (`_t4` -> `j + 1`: `range(d - 1, j, -1)`)."""
-        if not self._stable_range(loop) or not isinstance(loop.iter, gast.Call) or \
-                nodes.dotted_parts(loop.iter.func) != ["range"] or \
-                not isinstance(loop.target, gast.Name) or \
-                not 1 <= len(loop.iter.args) <= 2 or loop.iter.keywords:
+        """The range the backward sweep runs the counter of `loop` through (ranges.py), for a
+        `for` over a range of stable bounds that runs to its end; else None. `values`: name ->
+        the expression it is computed again from (`_t4` -> `j + 1`: `range(d - 1, j, -1)`)."""
+        if not self._stable_range(loop) or not isinstance(loop.target, gast.Name):
             return None
-        start, stop = (nodes.constant(0), *loop.iter.args) if len(loop.iter.args) == 1 else \
-            loop.iter.args
-        start, stop = nodes.substituted(start, values), nodes.substituted(stop, values)
-        last = gast.BinOp(stop, gast.Sub(), nodes.constant(1))
-        if _is_constant(start, 0):
-            before = _minus_one()  # `range(n - 1, -1, -1)`: defer.py knows it by this
-        elif isinstance(start, gast.BinOp) and isinstance(start.op, gast.Add) and \
-                _is_constant(start.right, 1):
-            before = start.left    # range bounds are ints: `j + 1 - 1` is `j`
-        else:
-            before = gast.BinOp(start, gast.Sub(), nodes.constant(1))
-        return _call("range", last, before, _minus_one())
+        return ranges.backwards(loop.iter, values)
 
     def _stable_range(self, loop):
         """A `for` over a range of stable bounds that runs to its end (its trip count can be
@@ -523,12 +509,8 @@ def _method_target(call, method):
     return None
 
 
-
-
 def _origin(statement):
     return getattr(statement, "s2sad_origin", statement)
-
-
 
 
 def _made_for(loop):
@@ -545,12 +527,8 @@ def walk(statements):
             yield from walk(child)
 
 
-
-
 def is_loop(statement):
     return isinstance(statement, (gast.For, gast.While))
-
-
 
 
 def push(stack, value):
@@ -558,38 +536,8 @@ def push(stack, value):
                                [value], []))
 
 
-
-
 def pop(stack):
     return gast.Call(gast.Attribute(nodes.name(stack), "pop", gast.Load()), [], [])
-
-
-
-
-def _call(function, *args):
-    return gast.Call(nodes.name(function), list(args), [])
-
-
-
-
-def _minus_one():
-    return gast.UnaryOp(gast.USub(), nodes.constant(1))
-
-
-
-
-def _range_start_step(call):
-    args = call.args
-    if len(args) == 1:
-        return nodes.constant(0), nodes.constant(1)
-    return args[0], args[2] if len(args) > 2 else nodes.constant(1)
-
-
-
-
-def _is_constant(atom, value):
-    return isinstance(atom, gast.Constant) and atom.value == value and \
-        type(atom.value) is type(value)
 
 
 def children(statement):
