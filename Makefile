@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: bench bench-loops bench-checkpoint bench-scale chase coverage verify fuzz tangent
+.PHONY: bench bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -29,6 +29,11 @@ bench: $(STAMP)
 # LocalCluster throughput for 1 and 2 workers; runs in .venv-bench, writes benchmarks/SCALE.md.
 bench-scale: $(STAMP)
 	$(PY) benchmarks/scale.py $(ARGS)
+
+# Issue 33 alone: the loop kernels of benchmarks/loop_kernels.py (s2sad against the Numba forward
+# and hand-written adjoints), in the current environment; `make bench` runs it too.
+bench-shapes: $(STAMP)
+	$(PY) benchmarks/loop_shapes.py $(ARGS)
 
 bench-loops: $(STAMP)
 	$(PY) benchmarks/loop_benchmark.py $(ARGS)

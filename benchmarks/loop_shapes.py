@@ -72,26 +72,11 @@ def _largest_difference(got, reference):
     return worst
 
 
-def _finite_differences(function, args, position, step=1e-6):
-    args = list(args)
-    x = np.array(args[position], dtype=float)
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[index] += step
-        minus[index] -= step
-        args[position] = plus if x.ndim else float(plus)
-        up = function(*args)
-        args[position] = minus if x.ndim else float(minus)
-        down = function(*args)
-        grad[index] = (up - down) / (2 * step)
-    return grad if x.ndim else float(grad)
-
-
 def measure(name, repeat, say=print):
     import numba
     import s2sad
     from lines import generated_lines
+    from s2sad.tools.verify import finite_difference
     try:
         from hand_loop_adjoints import HAND
     except ImportError:
@@ -105,7 +90,7 @@ def measure(name, repeat, say=print):
     if row.same > SAME:
         row.wrong.append(f"{name}: JIT on and off differ by {row.same:.1e}")
     for k, position in enumerate(wrt):
-        expected = _finite_differences(function, small, position)
+        expected = finite_difference(function, small, position)
         error = _largest_difference([got_on[k]], [expected])
         if error > 1e-6:
             row.wrong.append(f"{name}: d/d(argument {position}) is off finite differences by "

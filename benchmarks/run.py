@@ -1,9 +1,12 @@
 """The peer benchmark (issues 7 and 18): s2sad's gradients against a hand-written Numba
-adjoint, JAX, HIPS autograd and PyTorch, on the problems of problems.py; then s2sad's latency
-and the lines of its generated gradients against the hand-written adjoints'.
+adjoint, JAX, HIPS autograd and PyTorch, on the problems of problems.py; then the loop kernels
+of loop_kernels.py against their Numba forward and hand-written adjoints (loop_shapes.py, issue
+33); then s2sad's latency and the lines of its generated gradients against the hand-written
+adjoints'.
 
     make bench [ARGS="--quick --only lstm --repeat 5 --no-install --threads 1"]
     python benchmarks/run.py [--quick] [--only NAME] [--repeat N] [--no-install] [--threads N]
+                             [--no-latency] [--no-loops]
 
 Without --no-install it first makes its own environment `.venv-bench` at the repository root
 (s2sad installed with `pip install -e .`, then JAX, autograd, PyTorch 2.13.0 and matplotlib,
@@ -52,6 +55,8 @@ def parse(argv):
                         "XLA and PyTorch (default 1)")
     parser.add_argument("--no-latency", action="store_true",
                         help="skip the fresh-process latency measurements")
+    parser.add_argument("--no-loops", action="store_true",
+                        help="skip the loop-shapes benchmark (loop_shapes.py, issue 33)")
     parser.add_argument("--out", help="the results file (default benchmarks/RESULTS.md for "
                         "full runs; the chart goes beside it as results.png)")
     opts = parser.parse_args(argv)
@@ -152,6 +157,14 @@ def run(opts):
         print(f"[{k}/{len(chosen)}] {case.name}: checking the hand adjoint against finite "
               "differences, then check and time each column", flush=True)
         rows.append(measure.measure(case, opts.repeat, installed, say))
+    shapes, per_value = [], {}
+    if not opts.no_loops:
+        import loop_shapes
+        print("loop shapes (issue 33): the Numba forward, s2sad and the hand adjoint of each "
+              "kernel of loop_kernels.py", flush=True)
+        shapes = loop_shapes.measure_all(opts.repeat, opts.only, lambda line: print(line,
+                                                                                   flush=True))
+        per_value = loop_shapes.push_vs_store() if not opts.only else {}
     latencies = []
     if not opts.no_latency:
         print("s2sad latency, each in fresh processes with an empty cache:", flush=True)
@@ -167,6 +180,9 @@ def run(opts):
     if counts:
         print("\n" + "\n".join(report.lines_table(counts)))
     print("\n" + "\n".join(report.target_table(report.targets(rows, latencies, counts))))
+    shapes_text = _shapes_section(shapes, per_value) if shapes else ""
+    if shapes_text:
+        print("\n" + shapes_text)
     for note in report.notes(rows, installed, latencies):
         print("\n" + note)
 
@@ -176,14 +192,31 @@ def run(opts):
         chart = os.path.join(os.path.dirname(os.path.abspath(out)), "results.png")
         chart_note = report.write_chart(chart, rows)
         report.write_markdown(out, opts, rows, latencies, installed, loads, chart_note, counts)
+        if shapes_text:
+            with open(out, "a") as handle:
+                handle.write("\n" + shapes_text + "\n")
         print(f"\nwritten: {os.path.relpath(out)}" +
               (f" ({chart_note})" if chart_note else f", {os.path.relpath(chart)}"))
     else:
         print("\n(--quick/--only: RESULTS.md not written; --out FILE writes one)")
-    wrong = [w for row in rows for w in row.wrong]
+    wrong = [w for row in rows + shapes for w in row.wrong]
     for line in wrong:
         print(line, file=sys.stderr)
     return 1 if wrong else 0
+
+
+def _shapes_section(shapes, per_value):
+    """The loop-shapes table, its targets and the cost of keeping a number, as markdown."""
+    import loop_shapes
+    text = ["## Loop shapes (issue 33)", "",
+            "Kernels written as people write them (loop_kernels.py), gradient w.r.t. their "
+            "differentiable arguments at the large sizes; lines: the generated gradient's code "
+            "lines (and at commit a6a379c, before issue 33).", ""]
+    text += loop_shapes.table(shapes) + [""] + loop_shapes.targets(shapes)
+    if per_value:
+        text += ["", "ns per number kept on a tape (4 M values):", ""]
+        text += [f"- {label}: {ns:.1f} ns" for label, ns in per_value.items()]
+    return "\n".join(text)
 
 
 def main(argv=None):

@@ -38,8 +38,8 @@ DEEPEST_STORE = {
     "hmm_forward": (3, None),
     "linear_recurrence": (1, None),
     # xc is kept where it is written, once per (i, k, c), and read in place in the triangular
-    # (c, r) loop; the counter idx is still kept there (a known gap: README)
-    "gmm_loops": (4, {"_stack_idx"}),
+    # (c, r) loop; the counter idx is kept where it is set (once per (i, k)) and stepped back
+    "gmm_loops": (3, None),
 }
 
 
@@ -84,8 +84,11 @@ def test_trip_counts_known_before_the_nest_need_no_growing_tape(kernel):
     assert "= []" not in source and ".append(" not in source and "rt.push(" not in source
     if name == "while_integrator":  # the one trip count known only at the end
         assert "rt.grown(" in source
-        assert "if _n0 >= len(_stack_x):\n            _stack_x = rt.grown(_stack_x, _n0)\n" \
-            "        _stack_x[_n0] = x\n" in source
+        # one room check at the top of each trip for the tapes of that loop, then plain stores
+        assert "    while t < t_end:\n        if _n0 >= len(_stack_dt):\n" \
+            "            _stack_dt = rt.grown(_stack_dt, _n0)\n" \
+            "            _stack_v = rt.grown(_stack_v, _n0)\n" in source
+        assert "_stack_x[_n0] = x\n" in source and source.count("rt.grown(") == 3
     else:
         assert "rt.grown(" not in source
 
@@ -106,6 +109,16 @@ def test_the_lstm_state_is_kept_once_per_write():
     text = source.source
     assert "_stack_h[t, j] = h[j]" in text and "h[j] = _stack_h[t, j]" in text
     assert "s = s + W[r, D + j] * h[j]" in text  # read in place, not kept per (t, r, j)
+
+
+def test_a_running_counter_is_stepped_back_not_kept():
+    """gmm_loops: `idx = d` per (i, k), `idx += 1` per trip of the triangular (c, r) nest: idx is
+    kept once per (i, k) where it is set, and the backward sweep undoes each step."""
+    grad = s2sad.grad(loop_kernels.gmm_loops, wrt=(0, 1, 2), jit=False)
+    grad(*loop_kernels.SIZES["gmm_loops"][2]["small"](np.random.default_rng(3)))
+    text = grad.source
+    assert "_stack_idx[i, k] = idx" in text and "idx = _stack_idx[i, k]" in text
+    assert "idx = idx - 1" in text and "_stack_idx[_n" not in text
 
 
 def test_a_copy_back_loop_keeps_nothing_no_backward_block_reads():

@@ -62,8 +62,12 @@ def count(function, elements, namer):
     _Rewrite(converted, {s: elements[s][0] for s in converted if isinstance(elements[s], tuple)},
              sized).visit(function)
     for counter, primal in counters.values():
+        growing = sorted(stack for stack, c in converted.items() if c == counter and
+                         stack not in sized and not isinstance(elements[stack], tuple))
         for loop in sites.forward_loops.get(id(primal), ()):
             _append_count(loop.body, counter)
+            if growing:
+                loop.body.insert(0, room_check(counter, growing))
         for loop in sites.backward_loops.get(id(primal), ()):
             loop.body.insert(0, _step(counter, gast.Sub()))
     prelude = [nodes.assign(stack, _empty(elements[stack])) for stack in converted
@@ -82,8 +86,11 @@ def _size_tapes(function, sites, counters, converted, elements, namer):
         stacks = sorted(s for s, c in converted.items() if c == counter)
         chain = sites.pushes[stacks[0]][0]
         if len(sites.forward_loops.get(id(primal), ())) != 1 or \
-                any(sites.pushes[s][0] != chain for s in stacks):
-            continue
+                any(sites.pushes[s][0] != chain for s in stacks) or \
+                all(elements[s][0] == "entries" for s in stacks
+                    if isinstance(elements[s], tuple)) and \
+                all(isinstance(elements[s], tuple) for s in stacks):
+            continue  # (arrays of any shape grow as they come: no length to allocate)
         found = trip_totals.total(list(chain), namer)
         if found is None:
             continue
@@ -221,8 +228,9 @@ class _Rewrite(nodes.Transformer):
             s = rt.grown(s, _n0)
         s[_n0] = v
 
-    Arrays: `s = rt.keep_row(s, _size0, _n0, v)` (allocated at the first row, at its full
-    length), `rt.push_row` (growing), `rt.push_entry` (arrays of any shape). `s.pop()` ->
+    (the room check at the top of the loop's trips, `room_check`). Arrays: `s =
+    rt.keep_row(s, _size0, _n0, v)` (allocated at the first row, at its full length),
+    `rt.push_row` (growing), `rt.push_entry` (arrays of any shape). `s.pop()` ->
     `s[_n0]` (or `rt.entry(s, _n0)` for arrays of any shape)."""
 
     def __init__(self, counters, arrays, sized):
@@ -247,16 +255,8 @@ class _Rewrite(nodes.Transformer):
             if kind is not None:
                 push = {"rows": "rt.push_row", "entries": "rt.push_entry"}[kind]
                 return nodes.assign(stack, nodes.call(push, nodes.name(stack), counter, value))
-            store = gast.Assign([gast.Subscript(nodes.name(stack), counter, gast.Store())],
-                                value, None)
-            if stack in self.sized:
-                return store
-            # `>=`, not `==`: a push in an `if` skips the trips the branch is not taken
-            full = gast.Compare(nodes.name(self.counters[stack]), [gast.GtE()],
-                                [_length(nodes.name(stack))])
-            grow = gast.If(full, [nodes.assign(stack, nodes.call(
-                "rt.grown", nodes.name(stack), nodes.name(self.counters[stack])))], [])
-            return [grow, store]
+            return gast.Assign([gast.Subscript(nodes.name(stack), counter, gast.Store())],
+                               value, None)
         return self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -274,6 +274,25 @@ def _receiver(call, method):
             call.func.attr == method and isinstance(call.func.value, gast.Name):
         return call.func.value.id
     return None
+
+
+def room_check(counter, stacks):
+    """`if _n0 >= len(s0): s0 = rt.grown(s0, _n0) ...`: at the top of a trip, room for this
+    trip's values on the growable tapes of one counter. They grow together, so they are always
+    as long as each other, and one test serves them all."""
+    full = gast.Compare(nodes.name(counter), [gast.GtE()], [_length(nodes.name(stacks[0]))])
+    return gast.If(full, [nodes.assign(stack, nodes.call("rt.grown", nodes.name(stack),
+                                                         nodes.name(counter)))
+                          for stack in stacks], [])
+
+
+def is_room_check(statement):
+    """Whether `statement` is a `room_check`."""
+    return isinstance(statement, gast.If) and not statement.orelse and \
+        isinstance(statement.test, gast.Compare) and \
+        isinstance(statement.test.left, gast.Name) and is_counter(statement.test.left.id) and \
+        all(isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and
+            nodes.dotted_parts(s.value.func) == ["rt", "grown"] for s in statement.body)
 
 
 def _length(node):

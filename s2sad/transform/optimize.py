@@ -195,6 +195,14 @@ def _drop_unread_stacks(function):
     for statements in nodes.statement_lists(function):
         if any(id(s) in gone for s in statements):
             nodes.keep_only(statements, [s for s in statements if id(s) not in gone])
+    for statements in nodes.statement_lists(function):  # room checks of tapes that went
+        checks = [s for s in statements if counted.is_room_check(s)]
+        for check in checks:
+            if check.body:  # test the length of a tape that is still there
+                check.test.comparators = [gast.Call(nodes.name("len"), [nodes.name(
+                    check.body[0].targets[0].id)], [])]
+        if any(not c.body for c in checks):
+            nodes.keep_only(statements, [s for s in statements if s not in checks or s.body])
     return True
 
 
@@ -238,14 +246,8 @@ def _stack_statement(statement):
     pushes to it or pops from it: `_stack_x = []`, `_stack_x = numpy.empty(...)`,
     `_stack_x = rt.keep_row(_stack_x, ...)` (or rt.push...), `_stack_x.append(x)`,
     `_stack_x[t] = x`, `x = _stack_x.pop()`, `x = _stack_x[t]`, `x = rt.entry(_stack_x, _n0)`,
-    the room check of a growable tape (`if _n0 >= len(_stack_x): _stack_x = rt.grown(...)`);
+    `_stack_x = rt.grown(_stack_x, _n0)` (in a room check, counted.py);
     (None, None) for any other."""
-    if isinstance(statement, gast.If) and len(statement.body) == 1 and not statement.orelse \
-            and isinstance(statement.test, gast.Compare) and \
-            _stack_statement(statement.body[0])[1] is None:
-        stack = _stack_statement(statement.body[0])[0]
-        if stack is not None and stack in nodes.names(statement.test):
-            return stack, None
     if isinstance(statement, gast.Expr) and _stack_call(statement.value, "append"):
         return statement.value.func.value.id, None
     if not (isinstance(statement, gast.Assign) and len(statement.targets) == 1):

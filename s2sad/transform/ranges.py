@@ -41,7 +41,7 @@ def backwards(iteration, values):
 def minus_one_from(atom):
     """`atom - 1`: `n - 1 - 1` is `n - 2`, `i + 1 - 1` is `i`."""
     if isinstance(atom, gast.Constant) and type(atom.value) is int:
-        return nodes.constant(atom.value - 1)
+        return integer(atom.value - 1)
     if isinstance(atom, gast.BinOp) and isinstance(atom.right, gast.Constant) and \
             type(atom.right.value) is int and atom.right.value > 0:
         if isinstance(atom.op, gast.Sub):
@@ -57,7 +57,7 @@ def plus_one(atom):
     if is_minus_one(atom):
         return nodes.constant(0)
     if isinstance(atom, gast.Constant) and type(atom.value) is int:
-        return nodes.constant(atom.value + 1)
+        return integer(atom.value + 1)
     if isinstance(atom, gast.BinOp) and isinstance(atom.op, gast.Sub) and \
             is_constant(atom.right, 1):
         return atom.left
@@ -80,6 +80,13 @@ def is_minus_one(atom):
 def is_constant(atom, value):
     return isinstance(atom, gast.Constant) and atom.value == value and \
         type(atom.value) is type(value)
+
+
+def integer(value):
+    """The int literal `value`; a negative one as printed code reads back (`-(1)`)."""
+    if value < 0:
+        return gast.UnaryOp(gast.USub(), nodes.constant(-value))
+    return nodes.constant(value)
 
 
 def minus_one():

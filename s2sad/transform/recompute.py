@@ -16,6 +16,7 @@ from . import activity, kinds, nodes
 from .tape import walk
 
 _RECOMPUTED = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript)
+_CHEAP_CALLS = (abs, min, max)   # calls on numbers cheaper to compute again than to keep
 
 
 class Recomputing:
@@ -48,7 +49,7 @@ class Recomputing:
         statement = definitions[0]
         value = statement.value
         cheap_call = isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) in \
-            (abs, min, max) and not value.keywords and \
+            _CHEAP_CALLS and not value.keywords and \
             kinds.known(value, statement.s2sad_scalars, statement.s2sad_ints)[0]
         number = isinstance(value, gast.Constant) and type(value.value) in (int, float) or \
             isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size") and \
@@ -125,19 +126,27 @@ class Recomputing:
 
 
     def _inverse(self, statement, name):
-        """`n = n - e` for a statement `n = n + e` (or the other way round) of ints with `e`
-        stable there: a counter (`idx += 1`) is put back by undoing its step, not kept."""
-        value = statement.value
-        if not (isinstance(statement, gast.Assign) and activity.targets(statement) == {name}
-                and isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
+        """`n = n - e` for a statement `n = n + e` (or the other way round; `n = _t5` with
+        `_t5 = n + e` just before it, as ANF writes `n += e`) of ints with `e` stable there: a
+        counter (`idx += 1`) is put back by undoing its step, not kept."""
+        if not isinstance(statement, gast.Assign) or activity.targets(statement) != {name} or \
+                name not in statement.s2sad_ints:
+            return None
+        value, at = statement.value, statement
+        if isinstance(value, gast.Name) and len(self.definitions.get(value.id, ())) == 1:
+            at = self.definitions[value.id][0]  # `_t5 = n + e`, right before
+            block, k = self.position[id(statement)]
+            if k == 0 or block[k - 1] is not at:
+                return None
+            value = at.value
+        if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
                 and isinstance(value.left, gast.Name) and value.left.id == name and
-                name in statement.s2sad_ints and name not in nodes.names(value.right) and
-                kinds.known(value.right, statement.s2sad_scalars, statement.s2sad_ints)[1] and
-                self.stable_expression(value.right, statement)):
+                name not in nodes.names(value.right) and
+                kinds.known(value.right, at.s2sad_scalars, at.s2sad_ints)[1] and
+                self.stable_expression(value.right, at)):
             return None
         undo = gast.Sub() if isinstance(value.op, gast.Add) else gast.Add()
         return nodes.assign(name, gast.BinOp(nodes.name(name), undo, nodes.clone(value.right)))
-
 
     def bound_recomputation(self, loop):
         """`_t4 = j + 1` for `for i in range(_t4, d)` in a loop over j: the names of a `for`

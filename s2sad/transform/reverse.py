@@ -119,7 +119,7 @@ class _Reverse:
         defer.defer(function, self.namer)
         function.s2sad_shapes = kinds_module.stable_shapes(self.body)  # for optimize.tidy
         function.body[:0] = [nodes.Comment("---- forward sweep ----")] + saves.stacks() + \
-            counted
+            counted + saves.initial_values()
         return function
 
     def _seed_return(self):

@@ -44,6 +44,7 @@ class Saves(Recomputing, Tape):
         self.final_reads = set(final_reads)
         self._reads_up_to = {}   # top-level index -> names read by the blocks up to it
         self.unkept = set()      # names some reassignment does not keep (nothing reads them)
+        self.initialized = set()  # stepped counters given a value before the function
         self.kept_before = set()  # (id(statement), name): kept before the statement changes it
         self.pending = []        # (write, array): writes `_put_back_at_writes` wants kept
         self.written = activity.written_arrays(body)
@@ -101,6 +102,7 @@ class Saves(Recomputing, Tape):
                               inner, self.top[id(statement)])
 
     def _plan(self, body):
+        self.stepped = {n for n in self.wanted if self._stepped_counter(n)}
         after_use = collections.defaultdict(set)     # region -> names kept after each use
         for statement in walk(body):
             region = self.region_of[id(statement)]
@@ -108,7 +110,8 @@ class Saves(Recomputing, Tape):
                 if name not in self.wanted:
                     continue
                 exists = region.s2sad_defined if region is not None else statement.s2sad_defined
-                if name in exists or activity.written_array(statement) == name:
+                if name in exists or activity.written_array(statement) == name or \
+                        name in self.stepped:
                     if name in self._read_after_put_back(statement):
                         self._save_before(statement, name, region)
                     else:
@@ -129,6 +132,32 @@ class Saves(Recomputing, Tape):
                 self._save_after_uses(body, name, regions.get(key))
         for key, code in self.recomputes.items():  # after what they read is put back
             self.loads[key] += code
+
+    def _stepped_counter(self, name):
+        """Whether `name` is an int first assigned in a loop (`idx = d` for each k), stepped
+        there by a stable amount (`idx += 1` per inner trip), and assigned nowhere else: it is
+        kept where it is set (once per k), given a value (0) before the function so that it can
+        be, and each step is undone in the backward sweep instead of kept per read."""
+        definitions = self.definitions.get(name, ())
+        if not definitions or name in self.params or name in self.exposed or \
+                any(self.region_of[id(d)] is None or not isinstance(d, gast.Assign) or
+                    activity.targets(d) != {name} or name not in d.s2sad_ints and
+                    not kinds.known(d.value, d.s2sad_scalars, d.s2sad_ints)[1]
+                    for d in definitions):
+            return False
+        region = self.region_of[id(definitions[0])]
+        steps = [d for d in definitions if self._inverse(d, name) is not None]
+        return bool(steps) and len(steps) < len(definitions) and \
+            all(self.region_of[id(d)] is region for d in definitions)
+
+    def initial_values(self):
+        """`idx = 0` for the stepped counters (`_stepped_counter`) kept where they are set."""
+        code = []
+        for name in sorted(self.initialized):
+            code += [nodes.Comment(f"{name} is kept where it is set, and stepped back: it "
+                                   "needs a value before its first setting"),
+                     nodes.assign(name, nodes.constant(0))]
+        return code
 
     def _read_after_put_back(self, statement):
         """The names some backward block reads after the one of `statement` has run (Tapenade's
@@ -161,6 +190,8 @@ class Saves(Recomputing, Tape):
             self.restores[id(statement)].append(inverse)
             self.restored.add(name)
             return
+        if name in self.stepped:
+            self.initialized.add(name)  # its old value is read at its first setting
         array = activity.written_array(statement)
         if array is not None:  # keep the overwritten elements only
             index = statement.targets[0].slice
@@ -170,7 +201,8 @@ class Saves(Recomputing, Tape):
                 [gast.Subscript(nodes.name(name), index, gast.Store())], value, None)
             key = ("element", id(statement))
         else:
-            kept = self._kept(name, statement, after=False)
+            kept = nodes.name(name) if name in self.stepped else \
+                self._kept(name, statement, after=False)  # (a stepped counter: an int)
             put_back = lambda value: nodes.assign(name, value)  # noqa: E731
             key = ("before", name, id(region))
             self.restored.add(name)

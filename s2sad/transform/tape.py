@@ -255,7 +255,8 @@ class Tape:
         if self.bounds(loop) is None:
             return trip
         start, step = self.bounds(loop)
-        return gast.BinOp(start, gast.Add(), gast.BinOp(trip, gast.Mult(), step))
+        offset = gast.BinOp(trip, gast.Mult(), step)
+        return offset if _is_constant(start, 0) else gast.BinOp(start, gast.Add(), offset)
 
     def _bookkeeping(self, loop, atom, base):
         """A range bound the backward loop needs: literals inline, names kept at loop entry."""
