@@ -10,6 +10,7 @@ keeps, read from the generated code (deterministic, not timed):
   forward sweep stores into a tape is given per kernel.
 """
 import ast
+import math
 import os
 import sys
 
@@ -109,6 +110,29 @@ def test_the_lstm_state_is_kept_once_per_write():
     text = source.source
     assert "_stack_h[t, j] = h[j]" in text and "h[j] = _stack_h[t, j]" in text
     assert "s = s + W[r, D + j] * h[j]" in text  # read in place, not kept per (t, r, j)
+
+
+def phase_per_step(x, w):
+    """A number computed once per step (`c`) and read in the inner loop of each step."""
+    acc = 0.0
+    for t in range(5):
+        c = math.cos(w * t + acc)
+        for j in range(x.shape[0]):
+            acc += c * x[j] * 0.1
+            acc = math.sin(acc)
+    return acc
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_number_computed_once_per_step_is_kept_once_per_step(jit):
+    """`c` changes once per t and is read once per (t, j): it is kept once per t, after the
+    inner loop, and put back before the inner loop's backward sweep."""
+    grad = s2sad.grad(phase_per_step, wrt=(0, 1), jit=jit)
+    check_gradient(phase_per_step, (np.random.default_rng(4).normal(size=4), 0.7), (0, 1),
+                   jit_fn=grad)
+    text = grad.source
+    assert "_stack_c[t] = c" in text and "c = _stack_c[t]" in text
+    assert "_stack_c[_n" not in text
 
 
 def test_a_running_counter_is_stepped_back_not_kept():

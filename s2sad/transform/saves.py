@@ -221,10 +221,30 @@ class Saves(Recomputing, Tape):
             for statement in readers:
                 self.recomputes[id(statement)][:0] = [nodes.clone(s) for s in recompute]
             return
-        for statement in self._last_of_chains(readers, name):
+        lifted, typed = [], {}  # the statements to keep it after; one reading it for each
+        for reader in readers:
+            place = self._lifted(reader, name, region)
+            if place not in lifted:
+                lifted.append(place)
+                typed[id(place)] = reader  # its kinds say what `name` holds
+        for statement in self._last_of_chains(lifted, name):
+            reader = typed[id(statement)]
             self._keep(statement, region, ("after", name, id(region)), name,
-                       self._kept(name, statement, after=True),
-                       lambda value: nodes.assign(name, value), self.after, self.loads)
+                       self._kept(name, reader, after=reader is statement),
+                       lambda value: nodes.assign(name, value), self.after, self.loads,
+                       typed=reader)
+
+    def _lifted(self, reader, name, region):
+        """The statement after which `name` is kept for the block of `reader`: the outermost
+        loop around the reader, inside `region`, that does not assign `name` (its value holds
+        through that loop: a state `c` computed once per step and read in an inner loop over
+        j is kept once per step, after the inner loop, and put back before its backward
+        loop), else the reader itself."""
+        for loop in self.loops_around[id(reader)]:
+            if loop is not region and region in self.loops_around[id(loop)] and \
+                    name not in self.assigned_in(loop) and not checkpoint.is_checkpointed(loop):
+                return loop
+        return reader
 
     def _last_shape_serves(self, name, region, readers):
         """Whether the backward blocks of `readers` read only the shape of `name`
@@ -473,7 +493,8 @@ class Saves(Recomputing, Tape):
             kinds.is_elementwise(getattr(value, "s2sad_ref", None)) or
             kinds.full_reduction(value))
 
-    def _keep(self, statement, region, key, name, kept, put_back, forward, backward):
+    def _keep(self, statement, region, key, name, kept, put_back, forward, backward,
+              typed=None):
         if region is None:
             local = self.namer.numbered(f"_{name.lstrip('_')}_")
             forward[id(statement)].append(nodes.assign(local, kept))
@@ -482,7 +503,7 @@ class Saves(Recomputing, Tape):
             # a stack per place that keeps: pushed and popped at the same statement, so each
             # can become an array indexed by its loop's trips (tape.py, counted.py)
             stack = self.stack_for(key + (id(statement),), f"_stack_{name}",
-                                   _element(kept, statement))
+                                   _element(kept, typed or statement))
             forward[id(statement)].append(push(stack, kept))
             backward[id(statement)].insert(0, put_back(pop(stack)))
             self.sites.setdefault(stack, []).append((statement, region, kept))
