@@ -327,7 +327,8 @@ class Tape:
         code = self.keep_bounds(statement) if taped else []
         if trips is not None:
             if isinstance(statement, gast.For) and not exits:
-                code.append(nodes.assign(trips, _call("len", statement.iter)))
+                if not (in_loop and trips in self.recomputed):  # else the backward sweep
+                    code.append(nodes.assign(trips, _call("len", statement.iter)))  # counts
             else:
                 code.append(nodes.assign(trips, nodes.constant(0)))
                 body.insert(0, nodes.assign(trips, gast.BinOp(
