@@ -74,7 +74,7 @@ class Tape:
             if dtype is False or not nest:  # a known number: a name, or an element kept
                 continue
             trips = self.recorded[id(outer)]
-            sizes = [nodes.name(trips)] + [_call("len", nodes.clone(loop.iter))
+            sizes = [nodes.name(trips)] + [_call("len", nodes.clone(self._range_before(loop)))
                                            for loop in loops[1:]]
             shape = sizes[0] if len(sizes) == 1 else gast.Tuple(sizes, gast.Load())
             shapes.setdefault(trips, []).append(
@@ -104,8 +104,15 @@ class Tape:
             return False
         if loop is nest[0]:
             return True
-        bounds = nodes.names(loop.iter)
+        bounds = nodes.names(self._range_before(loop))
         return not bounds & (self.assigned_in(nest[0]) | {n.target.id for n in nest})
+
+    def _range_before(self, loop):
+        """The range of `loop` as it can be read before its nest: the temporaries of its bounds
+        that are computed again from stable values put in (`range(1, _t1)` with `_t1 = n - 1`
+        is `range(1, n - 1)`), whatever the bound's spelling."""
+        values = nodes.values_of(self.bound_recomputation(loop) or [])
+        return nodes.substituted(loop.iter, values) if values else loop.iter
 
     def assigned_in(self, loop):
         if ("assigned", id(loop)) not in self.recorded:
