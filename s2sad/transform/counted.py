@@ -87,9 +87,8 @@ def _size_tapes(function, sites, counters, converted, elements, namer):
         chain = sites.pushes[stacks[0]][0]
         if len(sites.forward_loops.get(id(primal), ())) != 1 or \
                 any(sites.pushes[s][0] != chain for s in stacks) or \
-                all(elements[s][0] == "entries" for s in stacks
-                    if isinstance(elements[s], tuple)) and \
-                all(isinstance(elements[s], tuple) for s in stacks):
+                all(isinstance(elements[s], tuple) and elements[s][0] == "entries"
+                    for s in stacks):
             continue  # (arrays of any shape grow as they come: no length to allocate)
         found = trip_totals.total(list(chain), namer)
         if found is None:
@@ -221,17 +220,11 @@ def _method_receiver(tree, name):
 
 
 class _Rewrite(nodes.Transformer):
-    """`s.append(v)` -> `s[_n0] = v` where the tape was allocated at its full length; else the
-    room check and the store inline, growing only when full:
-
-        if _n0 >= len(s):
-            s = rt.grown(s, _n0)
-        s[_n0] = v
-
-    (the room check at the top of the loop's trips, `room_check`). Arrays: `s =
+    """`s.append(v)` -> `s[_n0] = v`, on a tape allocated at its full length or growing (the
+    room check at the top of the loop's trips, `room_check`). Arrays: `s =
     rt.keep_row(s, _size0, _n0, v)` (allocated at the first row, at its full length),
-    `rt.push_row` (growing), `rt.push_entry` (arrays of any shape). `s.pop()` ->
-    `s[_n0]` (or `rt.entry(s, _n0)` for arrays of any shape)."""
+    `rt.push_row` (growing), `rt.push_entry` (arrays of any shape). `s.pop()` -> `s[_n0]` (or
+    `rt.entry(s, _n0)` for arrays of any shape)."""
 
     def __init__(self, counters, arrays, sized):
         self.counters = counters  # stack -> its counter

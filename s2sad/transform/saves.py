@@ -26,8 +26,6 @@ from .recompute import Recomputing
 from .tape import Tape, children, is_loop, kept_rank, pop, push, walk
 
 
-
-
 class Saves(Recomputing, Tape):
     def __init__(self, source, body, reads, final_reads, namer, instrument=None,
                  shape_reads=None):
@@ -50,11 +48,11 @@ class Saves(Recomputing, Tape):
         self.written = activity.written_arrays(body)
         # no array changes in place anywhere (nothing written into, no callee writing into an
         # argument): a kept array is the same value whenever it is read, so it needs no copy
-        self.frozen = not self.written and not _calls_writers(body)
-        self.assignments = _simple(body)  # every assignment, inside loops and branches too
-        self.exposed = _sharing_with(self.written, self.assignments) - self.written
-        self.sharing = _sharing_with(self.written, self.assignments)
         self.callee_writes = _calls_writers(body)
+        self.frozen = not self.written and not self.callee_writes
+        self.assignments = _simple(body)  # every assignment, inside loops and branches too
+        self.sharing = _sharing_with(self.written, self.assignments)
+        self.exposed = self.sharing - self.written
         for statement in self.assignments:  # `A[_t2, -3] = s` with A kept: its old elements
             if activity.written_array(statement) in self.wanted:  # are put back at the index
                 index = activity.names_read(statement.targets[0].slice)  # of that trip

@@ -28,8 +28,8 @@ _READERS = {"len", "range", "min", "max", "abs", "int", "float"}
 def total(chain, namer):
     """(statements, size): code to place right before `chain[0]` that leaves in the name `size`
     how many trips `chain[-1]` makes in one run of `chain[0]`; `chain`: the loops around a
-    tape's pushes, outermost first, as they stand in the forward sweep. None when
-    it cannot be computed there."""
+    tape's pushes, outermost first, as they stand in the forward sweep. None when it cannot
+    be computed there."""
     if not all(_over_range(loop) for loop in chain) or not _nested(chain):
         return None
     changed, written = _changed(chain[0])
@@ -40,7 +40,10 @@ def total(chain, namer):
     ranges = []
     for level, loop in enumerate(chain):
         crossed_if = level > 0 and not _directly_in(chain[level - 1], loop)
-        value = _resolved(loop.iter, chain, level, changed, written)
+        if level == 0:  # evaluated where the outermost loop evaluates it: any pure range
+            value = nodes.clone(loop.iter) if _pure(loop.iter) else None
+        else:
+            value = _resolved(loop.iter, chain, level, changed, written)
         if value is None or crossed_if and not _cannot_raise(value):
             return None
         ranges.append(value)
@@ -49,7 +52,9 @@ def total(chain, namer):
     counters = [renamed.get(c, nodes.name(c)).id for c in counters]
     size = namer.numbered("_size")
     code, value = _count(ranges, counters, 0, size, namer)
-    return code + [nodes.assign(size, value)] if not _is_name(value, size) else code, size
+    if not _is_name(value, size):  # a closed form: `_size0 = len(range(T)) * len(range(H))`
+        code.append(nodes.assign(size, value))
+    return code, size
 
 
 def _count(ranges, counters, level, size, namer):
