@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: bench bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
+.PHONY: digest bench bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -61,3 +61,8 @@ chase: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Issue 34: one sha256 of every file generated for the benchmark problems and corpora (JIT off,
+# index off); a refactoring that changes no behaviour leaves it unchanged.
+digest: $(STAMP)
+	$(PY) benchmarks/generated_digest.py $(ARGS)
