@@ -5,11 +5,13 @@
 Generates, in a fresh cache directory with the index off (so every file is transformed, not
 looked up), the gradient (reverse mode) and the jvp (forward mode) of every benchmark problem,
 loop kernel and corpus function at small sizes, JIT off; prints one sha256 of all the generated
-texts, sorted by file name (and with --list, one line per file). A refactoring of the transformer
+texts, sorted by file name (and with --list, one line per file); the checkout's directory
+and the digests in file names (which hash versions) are read as placeholders. A refactoring of the transformer
 that changes no behaviour leaves the digest unchanged (issue 34).
 """
 import hashlib
 import os
+import re
 import sys
 import tempfile
 import warnings
@@ -17,6 +19,8 @@ import warnings
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CHECKOUT = os.path.dirname(HERE)
+DIGEST = re.compile(rb"__[0-9a-f]{16}(?![0-9a-f])")   # file names hash the text and versions
 sys.path[:0] = [HERE, os.path.join(os.path.dirname(HERE), "tests")]
 
 
@@ -37,6 +41,12 @@ def _functions():
     return out
 
 
+def _portable(text):
+    """The text as it would be from any checkout and with any library versions: the checkout's
+    directory and the digests in generated file names read as placeholders."""
+    return DIGEST.sub(b"__<digest>", text.replace(CHECKOUT.encode(), b"<checkout>"))
+
+
 def main(argv):
     cache = tempfile.mkdtemp(prefix="s2sad-digest-")
     os.environ["S2SAD_CACHE_DIR"] = cache
@@ -54,14 +64,17 @@ def main(argv):
                     make()
                 except Exception as error:  # noqa: BLE001  a refusal is part of the record
                     failed.append(f"{f.__name__}: {type(error).__name__}")
-    total = hashlib.sha256()
-    lines = []
-    for directory, _, files in sorted(os.walk(cache)):
-        for name in sorted(files):
+    found = []
+    for directory, _, files in os.walk(cache):
+        for name in files:
             if name.endswith(".py") and "index" not in directory.split(os.sep):
                 text = open(os.path.join(directory, name), "rb").read()
-                total.update(name.encode() + b"\0" + text)
-                lines.append(f"{hashlib.sha256(text).hexdigest()[:16]}  {name}")
+                found.append((_portable(name.encode()), _portable(text)))
+    total = hashlib.sha256()
+    lines = []
+    for name, text in sorted(found):
+        total.update(name + b"\0" + text)
+        lines.append(f"{hashlib.sha256(text).hexdigest()[:16]}  {name.decode()}")
     if "--list" in argv:
         print("\n".join(lines))
         print("\n".join(sorted(failed)))
