@@ -176,7 +176,7 @@ def test_second_derivatives_follow_a_rebound_global(load):
 
 def test_stale_checks_cost_little(load):
     """The check runs on every call: it must stay small next to the call itself."""
-    from s2sad.transform import resolve
+    from s2sad.transform.front import resolve
     case = CASES[0].__class__("state_cost", REBOUND, call="None")
     module, _, _ = load(case)
     state = resolve.global_state(module.f)
@@ -223,7 +223,7 @@ def test_cli_check_reports_a_differentiated_count(tmp_path, capsys):
 def test_the_per_call_watch_sees_every_rebinding(load):
     """The call path tests identities only (resolve.Watch); each way of changing what f reads
     must fail that test, so that the full comparison runs."""
-    from s2sad.transform import resolve
+    from s2sad.transform.front import resolve
     case = CASES[0].__class__("watch", REBOUND, call="None")
     module, _, _ = load(case)
     watch = resolve.Watch(resolve.global_state(module.f))

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from gradcheck import assert_close, finite_difference
-from s2sad.transform import index, pipeline
+from s2sad.transform.emit import index
+from s2sad.transform import pipeline
 
 PROBE = textwrap.dedent("""
     import json, os, sys, time, warnings

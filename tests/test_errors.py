@@ -140,7 +140,8 @@ def test_every_error_is_an_s2sad_error():
 
 def test_a_bug_in_a_stage_is_an_internal_error(monkeypatch):
     from examples_api import f
-    from s2sad.transform import pipeline, normalize
+    from s2sad.transform import pipeline
+    from s2sad.transform.front import normalize
 
     def broken(source, namer):
         raise KeyError("boom")

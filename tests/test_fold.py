@@ -17,7 +17,9 @@ import pytest
 from gradcheck import assert_close, finite_difference
 
 import s2sad
-from s2sad.transform import emit, exact, fold, nodes, printed_width
+from s2sad.transform.emit import printing
+from s2sad.transform.tidy import exact, fold, fold_facts
+from s2sad.transform import nodes
 
 
 # ---- the pass on hand-written trees ------------------------------------------------------------
@@ -38,7 +40,7 @@ def _tree(source):
 
 def folded(source, owners=()):
     """The printed text of `source`'s function after folding (emit proves the printing)."""
-    return emit.function_source(fold.fold(_tree(source), owners))
+    return printing.function_source(fold.fold(_tree(source), owners))
 
 
 def same(source, expected, owners=()):
@@ -46,7 +48,7 @@ def same(source, expected, owners=()):
 
 
 def unchanged(source, owners=()):
-    same(source, emit.function_source(_tree(source)), owners)
+    same(source, printing.function_source(_tree(source)), owners)
 
 
 def test_a_statement_reads_as_written():
@@ -451,7 +453,7 @@ def _numbers(source, *names):
     for statement in function.body:
         if isinstance(statement, gast.Assign) and statement.targets[0].id in names:
             statement.s2sad_scalar = True
-    return emit.function_source(fold.fold(function)).strip()
+    return printing.function_source(fold.fold(function)).strip()
 
 
 def test_a_product_of_numbers_folds_past_writes_into_arrays():
@@ -583,9 +585,9 @@ def test_random_expressions_fold_back_to_themselves(seed, monkeypatch):
     statements, counter = [], []
     result = _anf(nodes.clone(expression), statements, counter)
     unfolded = _function(statements + [gast.Return(result)])
-    text_before = emit.function_source(unfolded)
+    text_before = printing.function_source(unfolded)
     function = fold.fold(_function(nodes.clone(statements) + [gast.Return(nodes.clone(result))]))
-    emit.function_source(function)  # prints and parses back to the same tree
+    printing.function_source(function)  # prints and parses back to the same tree
     # each temporary is read once, by the next operation: the expression comes back as it was
     assert len(function.body) == 1, text_before
     assert ast.dump(gast.gast_to_ast(function.body[0].value)) == \
@@ -596,7 +598,7 @@ def test_random_expressions_fold_back_to_themselves(seed, monkeypatch):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_same_says_what_comparing_dumps_says(seed):
-    """nodes.same stands in for `gast.dump(a) == gast.dump(b)` (exact.py, emit.py, ...)."""
+    """nodes.same stands in for `gast.dump(a) == gast.dump(b)` (exact.py, printing.py, ...)."""
     rng = random.Random(seed)
     trees = [_random_expression(rng, 3) for _ in range(30)]
     trees += [nodes.clone(t) for t in trees[:10]]
@@ -612,9 +614,9 @@ def test_a_printing_that_does_not_parse_back_is_an_internal_error():
     function = _function([gast.Return(gast.BinOp(gast.BinOp(
         nodes.name("a"), gast.Sub(), nodes.name("b")), gast.Sub(), nodes.name("c")))])
     tree = gast.gast_to_ast(function)
-    emit._check_round_trip("def f(a, b, c):\n    return a - b - c\n", tree)
+    printing._check_round_trip("def f(a, b, c):\n    return a - b - c\n", tree)
     with pytest.raises(s2sad.errors.InternalError):
-        emit._check_round_trip("def f(a, b, c):\n    return a - (b - c)\n", tree)
+        printing._check_round_trip("def f(a, b, c):\n    return a - (b - c)\n", tree)
 
 
 # ---- gradients: the same numbers, bit for bit, as without folding ------------------------------
@@ -701,7 +703,7 @@ def test_widths_are_astors(seed):
     statement = nodes.assign("y", _random_expression(rng, 3))
     printed = astor.to_source(gast.gast_to_ast(statement)).rstrip("\n")
     if "\n" not in printed:
-        assert printed_width.statement_width(statement) == len(printed)
+        assert fold_facts.statement_width(statement) == len(printed)
 
 
 def test_a_fold_making_a_long_line_is_not_made():

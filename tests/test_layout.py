@@ -1,5 +1,6 @@
-"""The house rules of the source tree (issue 19): imports go one way, no module reaches for
-another's private names, no module grows past 600 lines, every package says what it holds."""
+"""The house rules of the source tree (issues 19 and 34): imports go one way, between packages
+and between the transformer's stages; no module reaches for another's private names, no module
+grows past 600 lines, every package says what it holds, every tidy pass shows what it does."""
 import ast
 import os
 
@@ -10,6 +11,12 @@ MAX_LINES = 600
 # Packages from top to bottom: a module may import its own package and those below it only.
 LAYERS = ["s2sad", "s2sad.tools", "s2sad.api", "s2sad.transform", "s2sad.templates",
           "s2sad.runtime", "s2sad.errors", "s2sad.version"]
+# Inside s2sad.transform: the stages in pipeline order. A stage imports only itself, the stages
+# before it and the shared helpers; the helpers import only each other; pipeline.py, which runs
+# the stages, imports anything.
+STAGES = ["front", "analysis", "generate", "tidy", "emit"]
+SHARED = {"nodes", "naming", "template"}
+TRANSFORM = "s2sad.transform"
 
 
 def _modules():
@@ -116,3 +123,63 @@ def test_module_size_and_docstring(module):
     text = open(MODULES[module]).read()
     assert text.count("\n") <= MAX_LINES, f"{module} has over {MAX_LINES} lines: split it"
     assert ast.get_docstring(ast.parse(text)), f"{module} says nothing about what it holds"
+
+
+def _transform_role(module):
+    """("stage", index) / ("shared", None) / ("runner", None) of a module of s2sad.transform."""
+    parts = module.split(".")[2:]
+    if not parts or parts == ["pipeline"]:
+        return "runner", None
+    if parts[0] in STAGES:
+        return "stage", STAGES.index(parts[0])
+    return ("shared", None) if parts[0] in SHARED else ("unknown", None)
+
+
+def test_the_transformer_holds_only_stage_packages_and_shared_helpers():
+    found = {m.split(".")[2] for m in MODULES if m.startswith(TRANSFORM + ".")}
+    assert found == set(STAGES) | SHARED | {"pipeline"}, \
+        "a new module of s2sad.transform belongs in a stage package (or is a shared helper)"
+
+
+def test_stages_import_only_earlier_stages_and_shared_helpers():
+    wrong = []
+    for module, targets in _graph().items():
+        if not module.startswith(TRANSFORM + "."):
+            continue
+        role, stage = _transform_role(module)
+        for target in targets:
+            if not target.startswith(TRANSFORM + "."):
+                continue
+            target_role, target_stage = _transform_role(target)
+            if role == "runner" or target_role == "shared":
+                continue
+            if role == "shared" or target_role != "stage" or target_stage > stage:
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
+def test_code_outside_the_transformer_calls_it_through_the_pipeline_or_shared_helpers():
+    """api/ and tools/ may also use the front end's checks (fence, resolve, containers): they
+    read user code the way the transformer does. Nothing else of a stage is theirs to call."""
+    wrong = []
+    for module, targets in _graph().items():
+        if module.startswith(TRANSFORM):
+            continue
+        for target in targets:
+            if target.startswith(TRANSFORM + ".") and \
+                    _transform_role(target)[0] == "stage" and \
+                    not target.startswith(TRANSFORM + ".front.") and \
+                    target != TRANSFORM + ".generate.nancheck":
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith(TRANSFORM + ".tidy.")
+                                          and m.rpartition(".")[2] not in ("order", "fold_facts")))
+def test_every_tidy_pass_shows_what_it_does(module):
+    """A pass's docstring holds a before/after example (`before --> after`, side by side or on
+    lines of their own), and order.py runs it."""
+    doc = ast.get_docstring(ast.parse(open(MODULES[module]).read()))
+    assert "-->" in doc, f"{module}: show a before/after example in the docstring"
+    order = open(MODULES[TRANSFORM + ".tidy.order"]).read()
+    assert f"{module.rpartition('.')[2]}." in order, f"{module} is not run by tidy/order.py"

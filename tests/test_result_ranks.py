@@ -5,7 +5,7 @@ import gast
 import numpy
 import pytest
 
-from s2sad.transform import result_ranks
+from s2sad.transform.analysis import result_ranks
 
 ENV = {"numpy": numpy, "s": 1.5, "v": numpy.linspace(0.5, 1.5, 4), "w": numpy.ones(4),
        "m": numpy.linspace(0.0, 1.0, 12).reshape(3, 4), "q": numpy.eye(4) + 0.5,

@@ -27,7 +27,8 @@ from s2sad.errors import (
     call_site,
 )
 from s2sad.runtime.jit import Runner, type_key
-from s2sad.transform import constants, container_arguments, fence, parse, pipeline, resolve
+from s2sad.transform.front import constants, container_arguments, fence, parse, resolve
+from s2sad.transform import pipeline
 
 from . import pytrees
 

@@ -9,7 +9,8 @@ converts arguments and results around a call of the generated adjoint:
 import functools
 
 from s2sad.runtime import rt
-from s2sad.transform import nancheck, pipeline
+from s2sad.transform.generate import nancheck
+from s2sad.transform import pipeline
 
 from . import batching, higher
 from .calls import Transformed, argument_error, scalar_output, shaped_like, short_repr

@@ -26,7 +26,8 @@ import numpy
 
 from s2sad.errors import OutputError
 from s2sad.runtime import cache, jit
-from s2sad.transform import constants, pipeline
+from s2sad.transform.front import constants
+from s2sad.transform import pipeline
 
 from .calls import (
     Transformed,

@@ -18,8 +18,8 @@ from collections import OrderedDict
 
 import numpy
 
-from s2sad.transform.container_arguments import fresh
-from s2sad.transform.container_values import identifier
+from s2sad.transform.front.container_arguments import fresh
+from s2sad.transform.front.container_values import identifier
 
 def is_container(value):
     return isinstance(value, (dict, list, tuple)) or \

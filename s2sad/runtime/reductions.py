@@ -162,7 +162,7 @@ def _extremum_loop(nd, g_number, z_number, into=False):
 @by_type
 def add_extremum_grad(out, g, a, z):
     """`out += extremum_grad(g, a, z, None)` in place, without making the gradient's array:
-    `out`, of a's shape, is a view of a gradient (optimize.py writes `da[i] += ...` so)."""
+    `out`, of a's shape, is a view of a gradient (tidy/in_place.py writes `da[i] += ...` so)."""
     if is_array(out) and is_array(a) and out.ndim == a.ndim and is_value(g) and is_value(z):
         def add(out, g, a, z):
             out += (shares(flat64(a) == z) * value(g)).reshape(a.shape)

@@ -18,7 +18,7 @@ from s2sad import templates
 from s2sad.errors import S2sadError
 from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS, Method
-from s2sad.transform.resolve import canonical_name
+from s2sad.transform.front.resolve import canonical_name
 
 FD_STEP = 1e-6
 RTOL = 1e-6          # gradient vs finite differences, relative to max(1, |expected|)

@@ -1,23 +1,24 @@
 """The transformer: a Python function -> the source of its adjoint (or tangent) function.
 
-pipeline.py writes the stage order once; each stage is one module, in this order:
+pipeline.py writes the stage order once. The stages are packages, each importing only the
+stages before it and the shared helpers:
 
-    parse       source -> gast tree, with positions in the real file
-    fence       reject unsupported syntax, every violation at once
-    resolve     bind free names (numpy aliases, user callees, global numbers)
-    inline      small callees of yours put in place of their calls
-    exits       one exit per loop and function (break/continue/return become flags)
-    normalize   one operation per statement (A-normal form)
-    activity    which values need a gradient          kinds    scalars, ints, array ranks
-    aliases     refuse in-place writes through shared arrays
-    clogs       report where the gradient silently stops
-    reverse     forward sweep + backward sweep (saves.py, blocks.py, adjoints.py,
-                checkpoint.py; nancheck.py adds check_nan's tests)
-    forward     the tangent function (forward mode)
-    optimize    exact clean-ups of filled templates; fold.py folds temporaries back
-                (fold_names.py, fold_pure.py, printed_width.py)
-    emit        print with comments, and prove the printing
+    front/      source -> one operation per statement, every free name bound
+                (parse, desugar, fence, resolve, inline, idioms, constants, containers, exits,
+                normalize)
+    analysis/   facts about that body: activity, kinds, aliases, callee writes, loop shapes,
+                trip counts, clogs
+    generate/   the adjoint (reverse: forward sweep + backward sweep, with what is kept) or the
+                tangent function (forward)
+    tidy/       exact clean-ups, in an order written once (tidy/order.py)
+    emit/       printing with comments (and proof of the printing), the index of generated files
 
-template.py fills derivative templates (s2sad.templates), naming.py makes deterministic names,
-nodes.py builds gast nodes. Nothing here runs generated code: that is s2sad.runtime.
+Shared helpers, importable from every stage:
+
+    nodes.py     constructors and queries for gast nodes
+    naming.py    deterministic, readable names for what generated code introduces
+    template.py  derivative templates (s2sad.templates) read and filled
+    facts.py     the annotations a stage leaves on nodes for later stages, declared once
+
+Nothing here runs generated code: that is s2sad.runtime.
 """

@@ -1,8 +1,10 @@
 """Small constructors and queries for the gast nodes the generator builds."""
 import ast
+import math
 from collections import deque
 
 import gast
+import numpy
 
 _AST = ast.AST   # gast nodes are ast nodes
 
@@ -292,3 +294,18 @@ def substituted(expression, values):
                 value[:] = [clone(values[v.id]) if isinstance(v, gast.Name) and
                             v.id in values else v for v in value]
     return copy
+
+
+def number_node(value):
+    """A literal for a real number; negatives as unary minus (astor prints Constant(-2)**2 as
+    -2 ** 2)."""
+    if isinstance(value, numpy.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return dotted("numpy.nan", None)
+    if isinstance(value, float) and math.isinf(value):
+        inf = dotted("numpy.inf", None)
+        return inf if value > 0 else gast.UnaryOp(gast.USub(), inf)
+    if value < 0:
+        return gast.UnaryOp(gast.USub(), gast.Constant(-value, None))
+    return gast.Constant(value, None)

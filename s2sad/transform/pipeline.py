@@ -1,7 +1,11 @@
 """The stage order, written once: function object -> generated file.
 
-    parse -> desugar -> fence + resolve -> inline -> constants -> containers -> exits
-    -> normalize -> activity -> reverse -> optimize -> emit -> cache
+    front:     parse -> desugar -> fence + resolve -> inline -> idioms -> constants
+               -> containers -> exits -> normalize
+    analysis:  (scalar_loops) -> activity -> clogs       (kinds, aliases ... asked on demand)
+    generate:  reverse (or forward)
+    tidy:      order.tidy
+    emit:      printing -> cache (s2sad.runtime) -> index
 
 `adjoint(f, positions)` generates `df(params..., d_result) -> (value, grads...)` for the
 parameters at `positions` (reverse mode); `tangent(f, positions)` generates
@@ -9,7 +13,7 @@ parameters at `positions` (reverse mode); `tangent(f, positions)` generates
 reverse.py); `primal(g)` generates a callable copy of a user function that an
 adjoint calls in its forward sweep. Callees are generated recursively, each into its own file;
 each (function, positions) is transformed once per process, and not at all when the index of
-generated files (index.py) has what an earlier process generated for it.
+generated files (emit/index.py) has what an earlier process generated for it.
 """
 import dataclasses
 import os
@@ -22,30 +26,24 @@ from s2sad.errors import ArgumentError, Diagnostic, InternalError, S2sadError, U
 from s2sad.runtime import cache
 from s2sad.version import __version__
 
-from . import (
-    activity,
-    checkpoint,
-    clogs,
+from . import nodes
+from .front import (
     container_arguments,
     constants,
     containers,
     desugar,
-    emit,
     exits,
     fence,
-    forward,
     idioms,
-    index,
     inline,
-    nodes,
     normalize,
-    optimize,
     parse,
     resolve,
-    returns,
-    reverse,
-    scalar_loops,
 )
+from .analysis import activity, clogs, returns
+from .generate import checkpoint, forward, reverse, scalar_loops
+from .tidy import order
+from .emit import index, printing
 from .naming import Namer
 
 # Module-level names of every generated file; user names that collide are avoided by the namer.
@@ -327,7 +325,7 @@ def _adjoint(func, positions, kinds, tidy, check_nan):
 
     function = reverse.reverse(source, body, wrt, namer, link, adjoint_name, kinds, check_nan)
     if tidy:
-        function = optimize.tidy(function)
+        function = order.tidy(function)
     bindings += _external_bindings(externals, function)
     what = f"reverse mode w.r.t. {', '.join(wrt)}" if wrt else "reverse mode"
     if check_nan:
@@ -373,7 +371,7 @@ def _tangent(func, positions, kinds):
             linked[key] = (name, generated.outputs)
         return linked[key]
 
-    function = optimize.tidy(forward.forward(source, body, wrt, namer, link, tangent_name,
+    function = order.tidy(forward.forward(source, body, wrt, namer, link, tangent_name,
                                              kinds))
     bindings += _external_bindings(externals, function)
     what = f"forward mode w.r.t. {', '.join(wrt)}" if wrt else "forward mode"
@@ -444,7 +442,7 @@ def _module_text(source, what, bindings, function, python_only):
         if isinstance(generated, External) else
         f"{name} = rt.load(__name__, {_stem(generated)!r}, {generated.function!r})\n"
         for name, generated in bindings)
-    return header + links + "\n\n" + emit.function_source(function)
+    return header + links + "\n\n" + printing.function_source(function)
 
 
 def _stem_of(wrt, owners):

@@ -33,7 +33,6 @@ from s2sad import templates
 from s2sad.errors import Diagnostic, Location, TemplateError
 
 from . import nodes
-from .resolve import number_node
 
 TEMPLATE_MODULES = {"numpy", "math", "rt"}
 
@@ -299,7 +298,7 @@ def as_node(value):
         return gast.Tuple([as_node(v) for v in value], gast.Load())
     if isinstance(value, (str, bool)) or value is None:
         return gast.Constant(value, None)
-    return number_node(value)
+    return nodes.number_node(value)
 
 
 class _Filler(nodes.Transformer):

@@ -1,0 +1,317 @@
+"""What containers.py follows: a tuple, list or dict known at transform time (`Container`),
+and how an expression reading one is spelt with its elements (`Reads`)."""
+import builtins
+
+import gast
+import numpy
+
+from .. import nodes
+
+# NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
+SEQUENCE_FUNCTIONS = {"numpy.stack", "numpy.array", "numpy.asarray", "numpy.concatenate",
+                      "numpy.vstack", "numpy.hstack", "numpy.column_stack", "numpy.row_stack",
+                      "numpy.dstack"}
+# How many values NumPy functions returning a tuple return.
+TUPLE_RESULTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linalg.eig": 2,
+                 "numpy.linalg.qr": 2, "numpy.linalg.svd": 3, "numpy.linalg.lstsq": 4,
+                 "numpy.frexp": 2, "numpy.modf": 2, "numpy.divmod": 2, "divmod": 2}
+
+
+class Container:
+    """A tuple, list or dict known now: its elements in order (each an atom or a Container)."""
+
+    def __init__(self, kind, keys, items, fields=()):
+        self.kind, self.keys, self.items = kind, list(keys), list(items)
+        self.fields = tuple(fields)  # a NamedTuple's or a dataclass's attribute names
+
+    def attribute(self, name):
+        """The element a NamedTuple's or a dataclass's attribute reads, or None."""
+        if name not in self.fields:
+            return None
+        return self.items[self.fields.index(name)]
+
+    def item(self, key):
+        return self.items[self.keys.index(key)] if key in self.keys else None
+
+
+class Reads(nodes.Transformer):
+    def __init__(self, owner, like, whole):
+        self.owner, self.like, self.whole = owner, like, whole
+
+    def visit_Subscript(self, node):
+        owner = self.owner
+        if owner.container(node.value, self.like) is not None:
+            found = owner.element(node, self.like)
+            if isinstance(found, Container):
+                return owner.as_value(found, node)
+            return nodes.clone(found)
+        if isinstance(node.value, gast.Call) and owner.tuple_count(node.value):
+            found = pick(owner, owner.container(node.value, self.like), node, self.like)
+            return owner.as_value(found, node) if isinstance(found, Container) else \
+                nodes.clone(found)
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node):
+        owner = self.owner
+        made = owner.container(node.value, self.like) if isinstance(
+            node.value, (gast.Name, gast.Attribute, gast.Subscript)) else None
+        if made is not None:
+            found = made.attribute(node.attr)
+            if found is None:
+                has = f" (it has {', '.join(made.fields)})" if made.fields else ""
+                owner.report(node, f"'{node.attr}' is not a field of this "
+                             f"{'NamedTuple' if made.kind == 'tuple' else made.kind}{has}",
+                             why="s2sad reads the fields of NamedTuples and dataclasses, and "
+                                 "keys(), values() and items() of a dict where a loop, len, "
+                                 "sum, max or min reads them; nothing else of a container",
+                             fix="read a field, or loop over the container")
+                node.s2sad_field = False  # (reported here)
+                return node
+            if isinstance(found, Container):
+                return owner.as_value(found, node)
+            return nodes.clone(found)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        owner = self.owner
+        if getattr(node, "s2sad_user", False):
+            passed = owner.user_call(node, self.like)
+            if passed is not None:
+                return passed
+        chain = nodes.dotted_parts(node.func)
+        dotted = ".".join(chain) if chain else None
+        array = owner.grown_array(dotted, node)
+        if array is not None:
+            return gast.copy_location(array, node)
+        if dotted == "len" and len(node.args) == 1:
+            made = owner.container(node.args[0], self.like)
+            if made is not None:
+                return gast.copy_location(gast.Constant(len(made.items), None), node)
+        if node.args and dotted in ("sum", "max", "min", "numpy.sum") and \
+                len(node.args) == 1 and not node.keywords:
+            made = owner.container(node.args[0], self.like)
+            if made is not None:
+                return gast.copy_location(self.reduced(dotted, made, node), node)
+        if node.args and dotted in SEQUENCE_FUNCTIONS:
+            made = owner.container(node.args[0], self.like)
+            if made is not None and not any(isinstance(i, Container) for i in made.items):
+                node.args[0] = gast.Tuple([nodes.clone(i) for i in made.items], gast.Load())
+                node.args[1:] = [self.visit(a) for a in node.args[1:]]
+                node.keywords = [self.visit(k) for k in node.keywords]
+                return node
+        return self.generic_visit(node)
+
+    def reduced(self, dotted, made, node):
+        items = [nodes.clone(i) for i in made.items]
+        if any(isinstance(i, Container) for i in made.items) or not items:
+            return self.owner.as_value(made, node)
+        if dotted in ("max", "min"):  # pairwise: max(max(a, b), c)
+            total = items[0]
+            for item in items[1:]:
+                total = call(dotted, [total, item])
+            return total
+        if dotted == "numpy.sum":
+            items = [i if isinstance(i, gast.Constant) else call("numpy.sum", [i])
+                     for i in items]
+        total = items[0]
+        for item in items[1:]:
+            total = gast.BinOp(total, gast.Add(), item)
+        return total
+
+    def visit_Name(self, node):
+        made = self.owner.held.get(node.id)
+        if made is not None and isinstance(node.ctx, gast.Load):
+            if self.whole and made.kind in ("tuple", "list") and \
+                    not any(isinstance(i, Container) for i in made.items):
+                return gast.copy_location(
+                    gast.Tuple([nodes.clone(i) for i in made.items], gast.Load()), node)
+            return self.owner.as_value(made, node)
+        return node
+
+    def generic_visit(self, node):
+        whole, self.whole = self.whole, False  # only the top of a statement's value may be a
+        try:                                   # tuple display (`return t`, `a = t`)
+            return super().generic_visit(node)
+        finally:
+            self.whole = whole
+
+
+def call(dotted, args):
+    """A call of a builtin or NumPy function, bound to it as resolve.py binds calls."""
+    call = gast.Call(nodes.dotted(dotted), args, [])
+    module, _, name = dotted.rpartition(".")
+    call.s2sad_ref = getattr(numpy if module else builtins, name)
+    return call
+
+
+def pick(owner, made, node, like):
+    holder = owner.fresh("_tuple")
+    owner.held[holder] = made
+    return owner.element(gast.Subscript(nodes.name(holder), node.slice, gast.Load()), like)
+
+
+def new(kind, keys, items):
+    made = Container(kind, keys, items)
+    made.fresh = True  # its elements are not held in names yet
+    return made
+
+
+def copy(made):
+    out = Container(made.kind, made.keys, [copy(i) if isinstance(i, Container) else i
+                                           for i in made.items], made.fields)
+    out.fresh = getattr(made, "fresh", False)
+    out.argument = getattr(made, "argument", None)
+    return out
+
+
+def of_spec(spec):
+    """The Container a parameter of this structure holds, its leaves as names (the spec of
+    api/pytrees.py: a leaf name, or (kind, keys, children, fields, type name))."""
+    if isinstance(spec, str):
+        return nodes.name(spec)
+    if len(spec) == 2:  # ("static", value): a str, None or bool
+        return gast.Constant(spec[1] if not isinstance(spec[1], numpy.bool_) else
+                             bool(spec[1]), None)
+    kind, keys, parts, fields, _ = spec
+    return Container(kind, keys, [of_spec(p) for p in parts], fields)
+
+
+def leaf_names(spec):
+    if isinstance(spec, str):
+        return [spec]
+    return [] if len(spec) == 2 else [n for p in spec[2] for n in leaf_names(p)]
+
+
+def leaf_paths(spec, path):
+    """{leaf name: its path as the source spells it, params['W1'] or layers[0].b}."""
+    if isinstance(spec, str):
+        return {spec: path}
+    if len(spec) == 2:
+        return {}
+    kind, keys, parts, fields, _ = spec
+    out = {}
+    for k, (key, part) in enumerate(zip(keys, parts)):
+        step = f".{fields[k]}" if fields else f"[{key!r}]"
+        out.update(leaf_paths(part, path + step))
+    return out
+
+
+# dict methods read as containers: d.keys(), d.values(), d.items()
+VIEWS = ("keys", "values", "items")
+
+
+def view(made, method):
+    if method == "keys":
+        items = [gast.Constant(k, None) for k in made.keys]
+    elif method == "values":
+        items = list(made.items)
+    else:
+        items = [Container("tuple", (0, 1), [gast.Constant(k, None), v])
+                 for k, v in zip(made.keys, made.items)]
+    return Container("list", range(len(items)), items)
+
+
+def same_container(a, b):
+    """The same kind, keys and elements (names compared by name: branches copy containers)."""
+    if not isinstance(a, Container) or not isinstance(b, Container):
+        return False
+    return a.kind == b.kind and list(a.keys) == list(b.keys) and all(
+        same_container(x, y) if isinstance(x, Container) else same(x, y)
+        for x, y in zip(a.items, b.items))
+
+
+def same(a, b):
+    if isinstance(a, gast.Name) and isinstance(b, gast.Name):
+        return a.id == b.id
+    return a is b or (isinstance(a, gast.Constant) and isinstance(b, gast.Constant) and
+                      a.value == b.value)
+
+
+def makes(node):
+    return isinstance(node, (gast.List, gast.Dict, gast.Tuple)) or \
+        isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]
+
+
+def identifier(key):
+    return str(key) if isinstance(key, int) and key >= 0 else \
+        "".join(c if c.isalnum() else "_" for c in str(key))
+
+
+def is_append(node):
+    call = node.value
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr == "append" and isinstance(call.func.value, gast.Name)
+
+
+def interesting(node):
+    """A node that makes or unpacks a container."""
+    if isinstance(node, (gast.List, gast.Dict, gast.Starred)):
+        return True
+    if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]:
+        return True
+    if isinstance(node, gast.Call) and getattr(node, "s2sad_user", False) and \
+            any(isinstance(a, gast.Tuple) for a in node.args):
+        return True  # a tuple passed to a function of yours: as its elements
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Call):
+        return True
+    if isinstance(node, gast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+        return (isinstance(target, gast.Name) and isinstance(value, gast.Tuple)) or \
+            (isinstance(target, gast.Tuple) and isinstance(value, gast.Name))
+    return isinstance(node, gast.Expr) and is_append(node)
+
+
+def merged(owner, node, name, one, other):
+    """After an `if`: a container both branches hold in the same shape, its differing elements
+    assigned to one new name in each branch (`owner`: containers._Scalarize)."""
+    if one.kind != other.kind or one.keys != other.keys:
+        owner.report(node, f"'{name}' holds containers of different shapes after this `if`",
+                     why="each element is a variable of its own, chosen now",
+                     fix="give it the same elements in both branches")
+        return None
+    items = []
+    for key, a, b in zip(one.keys, one.items, other.items):
+        if isinstance(a, Container) and isinstance(b, Container):
+            items.append(merged(owner, node, name, a, b))
+        elif same(a, b):
+            items.append(a)
+        elif isinstance(a, Container) or isinstance(b, Container):
+            owner.report(node, f"'{name}' holds different kinds of elements after this `if`")
+            items.append(a)
+        else:
+            joined = owner.fresh(f"{name}_{identifier(key)}")
+            node.body.append(gast.copy_location(nodes.assign(joined, nodes.clone(a)), node))
+            node.orelse.append(gast.copy_location(nodes.assign(joined, nodes.clone(b)),
+                                                  node))
+            items.append(nodes.name(joined))
+    return Container(one.kind, one.keys, items)
+
+
+def drop_unread_binding(statements, start, target):
+    """An unrolled trip's `k = 'W'` (or `i = 2`) that nothing in the trip reads once its
+    subscripts were spelt with the elements: clutter in generated code."""
+    if not (isinstance(target, gast.Name) and len(statements) > start and
+            isinstance(statements[start], gast.Assign) and
+            isinstance(statements[start].value, gast.Constant)):
+        return
+    if not any(isinstance(n, gast.Name) and n.id == target.id and isinstance(n.ctx, gast.Load)
+               for s in statements[start + 1:] for n in nodes.walk(s)):
+        del statements[start]
+
+
+def drop_dead_constants(tree):
+    """`name = 'W'` or `_k0 = 1` left by unrolling, where nothing reads the name any more."""
+    read = {n.id for n in nodes.walk(tree) if isinstance(n, gast.Name) and
+            not isinstance(n.ctx, gast.Store)}
+    read |= {n.target.id for n in nodes.walk(tree) if isinstance(n, gast.AugAssign) and
+             isinstance(n.target, gast.Name)}
+    for node in nodes.walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                kept = [s for s in block if not (
+                    isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant) and
+                    len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+                    s.targets[0].id not in read)]
+                block[:] = kept or [gast.Pass()]
+

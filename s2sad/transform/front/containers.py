@@ -1,0 +1,584 @@
+"""Tuples, lists and dicts whose shape is known when the function is transformed
+become one plain variable per element (scalar replacement of aggregates).
+
+Runs after resolve, before exits. A container is followed statement by statement; every use is
+spelt with its elements, so generated code has no container to keep or differentiate:
+
+    t = (x * y, x + y)                  t_0 = x * y
+    b = [1.0, a, 3.0]                   t_1 = x + y
+    b.append(t[0])            -->       b_0 = 1.0 ... b_3 = t_0
+    z = t[0] * t[1] + sum(b)            z = t_0 * t_1 + (b_0 + b_1 + b_2 + b_3)
+    s, c = np.linalg.slogdet(m)[1], len(b)    _r0, _r1 = numpy.linalg.slogdet(m); s = _r1; c = 4
+
+Elements are read by constant (or negative) subscripts, by a loop variable of an unrolled loop,
+or by a run-time index (`t[i]`: a conditional over the elements). `for v in t`, and a `for`
+over a range known now whose body indexes or grows a container, are unrolled. `len`, unpacking,
+`sum`/`max`/`min`, NumPy's sequence functions (`numpy.stack(t)`, `numpy.sum(t)`...) and `return
+t` are spelt with the elements. What would need a container at run time (a list grown in a loop
+whose trip count is known only then, a container passed to a function of yours) is a located
+error with a fix.
+"""
+import gast
+
+from s2sad.errors import Diagnostic, UnsupportedError
+
+from . import container_arguments as arguments
+from . import container_buffers as buffers
+from . import container_values as values
+from .. import nodes
+from . import parse
+
+MAX_UNROLLED = 256
+
+def scalarize(source, structures=(), held=()):
+    """Rewrite `source.tree` in place. `structures`: (parameter, spec) of the parameters given
+    containers (container_arguments.py); each becomes one parameter per leaf, named in its
+    spec; `held`: (name, spec) of module containers, whose leaves are parameters already
+    (constants.py). Returns {parameter: its leaves' names} and {emitted name: function} of the
+    functions of yours specialised on the containers a call passes them."""
+    run = _Scalarize(source)
+    run.held = arguments.expand(source.tree.args, structures)
+    run.held.update({name: values.of_spec(spec) for name, spec in held})  # module containers
+    run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
+    run.run()
+    if run.held or run.buffers:
+        values.drop_dead_constants(source.tree)
+    arguments.check_no_fields_left(source)
+    return {name: values.leaf_names(spec) for name, spec in structures}, \
+        arguments.plain_names(source.tree, run.specialised)
+
+
+class _Scalarize:
+    def __init__(self, source):
+        self.source = source
+        self.taken = nodes.names(source.tree)
+        self.held = {}     # name -> Container it holds now
+        self.known = {}    # name -> int it holds now (an unrolled loop's variable)
+        self.problems = []
+        self.specialised = {}  # emitted name -> a callee specialised on containers passed
+        self.frames = []       # the opaque loops being rewritten, innermost last
+        self.buffers = set()   # lists that became arrays (container_buffers.py)
+
+    def run(self):
+        tree = self.source.tree
+        if not self.held and not any(values.interesting(n) for n in nodes.walk(tree)):
+            return  # no container: the tree stays as it is
+        tree.body = self.block(tree.body)
+        if self.problems:  # (an unrolled loop's body reports once per trip: once is enough)
+            raise UnsupportedError(list({(str(d.where), d.message): d
+                                         for d in self.problems}.values()))
+
+    def report(self, node, message, why="", fix=""):
+        self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
+
+    def fresh(self, base):
+        return nodes.fresh(f"{base}_", self.taken)
+
+    # ---- statements -----------------------------------------------------------------------
+
+    def block(self, statements):
+        out = []
+        for statement in statements:
+            out += self.statement(statement)
+        return out
+
+    def statement(self, node):
+        self.out = []
+        if isinstance(node, gast.Assign):
+            self.assign(node)
+        elif isinstance(node, gast.Expr) and values.is_append(node):
+            self.append(node)
+        elif isinstance(node, gast.For):
+            self.loop(node)
+        elif isinstance(node, gast.If):
+            self.branches(node)
+        elif isinstance(node, gast.While):
+            node.test = self.expression(node.test, node)
+            self.opaque_loop(node)
+        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            self.forget(node.target.id)
+            node.value = self.expression(node.value, node)
+            self.out.append(node)
+        else:
+            for field in ("value", "test"):
+                value = getattr(node, field, None)
+                if isinstance(value, gast.expr):
+                    setattr(node, field, self.expression(value, node, whole=True))
+            for field in ("body", "orelse"):  # `with s2sad.grad_of(...)`
+                inner = getattr(node, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    setattr(node, field, self.block(inner))
+            self.out.append(node)
+        return self.out
+
+    def emit(self, statement, like):
+        statement = gast.copy_location(statement, like)
+        statement.s2sad_origin = getattr(like, "s2sad_origin", like)
+        self.out.append(statement)
+
+    def leaf(self, base, value, like):
+        """`value` as an element: a constant as it is, anything else held in a new name."""
+        if isinstance(value, values.Container):
+            return value
+        if isinstance(value, gast.Constant) or (isinstance(value, gast.UnaryOp) and
+                                                isinstance(value.operand, gast.Constant)):
+            return value
+        name = self.fresh(base)
+        self.emit(nodes.assign(name, value), like)
+        return nodes.name(name)
+
+    def assign(self, node):
+        value = node.value
+        targets = node.targets
+        plain = all(isinstance(t, (gast.Tuple, gast.List)) and
+                    all(isinstance(e, gast.Name) for e in t.elts) for t in targets) and \
+            (isinstance(value, gast.Call) or isinstance(value, gast.Tuple) and
+             not any(values.makes(e) for e in value.elts))
+        made = None if plain else self.container(value, node)
+        if made is None:
+            node.value = self.expression(value, node, whole=True)
+            for target in targets:
+                for name in nodes.names(target) if not isinstance(target, gast.Subscript) \
+                        else ():
+                    self.forget(name)
+        keep = made is None
+        starred = [n for t in targets for n in nodes.walk(t) if isinstance(n, gast.Starred)]
+        if starred and made is None:
+            self.report(node, "starred assignment needs a tuple or list known when the "
+                        "function is transformed", why="s2sad unpacks a known number of values",
+                        fix="index instead: a, rest = x[0], x[1:]")
+            return
+        for target in targets:
+            if isinstance(target, gast.Name):
+                if made is not None:
+                    self.forget(target.id)
+                    self.held[target.id] = self.named(made, target.id, node)
+                elif self.key(node.value, node) is not None:
+                    self.known[target.id] = self.key(node.value, node)  # k = 'W', i = 2
+            elif isinstance(target, (gast.Tuple, gast.List)) and made is not None:
+                if getattr(made, "fresh", False):
+                    made = self.named(made, "_item", node)
+                self.unpack(target, made, node)
+            elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) \
+                    and target.value.id in self.held:
+                self.write(target, made if made is not None else node.value, node)
+                keep = False
+            elif isinstance(target, gast.Subscript):
+                target.slice = self.expression(target.slice, node)
+                if made is not None:
+                    self.report(node, "a container is assigned to an array element",
+                                why="an array element holds one number",
+                                fix="assign its elements one by one")
+        if keep:
+            self.out.append(node)
+
+    def named(self, made, base, like):
+        """A container whose elements are held in names `base_k` (new ones for new values)."""
+        if isinstance(made, values.Container) and getattr(made, "fresh", False):
+            made.items = [self.leaf(f"{base}_{k}" if made.kind != "dict" else
+                                    f"{base}_{values.identifier(key)}", item, like)
+                          if not isinstance(item, values.Container) else
+                          self.named(item, base, like)
+                          for k, (key, item) in enumerate(zip(made.keys, made.items))]
+            made.fresh = False
+        return made
+
+    def unpack(self, target, made, like):
+        items = made.items
+        starred = [k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred)]
+        if len(starred) > 1 or (not starred and len(items) != len(target.elts)) or \
+                (starred and len(items) < len(target.elts) - 1):
+            self.report(target, f"cannot unpack {len(items)} values into "
+                        f"{len(target.elts)} names", why="the number of values is known now",
+                        fix="unpack into as many names")
+            return
+        if starred:
+            k = starred[0]
+            rest = len(items) - (len(target.elts) - 1)
+            parts = items[:k] + [values.Container("list", range(rest), items[k:k + rest])] + \
+                items[k + rest:]
+            target = gast.Tuple(target.elts[:k] + [target.elts[k].value] +
+                                target.elts[k + 1:], gast.Load())
+        else:
+            parts = items
+        parts = [self.named(p, "_item", like) if getattr(p, "fresh", False) else p
+                 for p in parts]
+        for part_target, item in zip(target.elts, parts):
+            if isinstance(part_target, gast.Name):
+                self.forget(part_target.id)
+                if isinstance(item, values.Container):
+                    self.held[part_target.id] = item
+                    continue
+                if isinstance(item, gast.Constant) and type(item.value) in (int, str):
+                    self.known[part_target.id] = item.value  # a dict's key, from .items()
+                self.emit(gast.Assign([part_target], nodes.clone(item), None), like)
+            elif isinstance(part_target, (gast.Tuple, gast.List)) and \
+                    isinstance(item, values.Container):
+                self.unpack(part_target, item, like)
+            else:
+                self.report(part_target, "cannot unpack this value here",
+                            fix="unpack into names")
+
+    def write(self, target, value, like):
+        """`t[k] = v` for a container held in a name."""
+        made = self.held[target.value.id]
+        key = self.key(target.slice, like)
+        if key is None or made.kind == "tuple":
+            self.report(target, "cannot write this element",
+                        why="a tuple cannot change, and an element written must be chosen by a "
+                            "constant or an unrolled loop's variable",
+                        fix="build a new container instead")
+            return
+        if made.kind == "list":
+            key = key + len(made.items) if isinstance(key, int) and key < 0 else key
+        item = value if isinstance(value, values.Container) else \
+            self.leaf(f"{target.value.id}_{values.identifier(key)}",
+                      self.expression(value, like, whole=True), like)
+        if key in made.keys:
+            made.items[made.keys.index(key)] = item
+        elif made.kind == "dict":
+            made.keys.append(key)
+            made.items.append(item)
+        else:
+            self.report(target, f"index {key} is out of range", fix="check the index")
+
+    def append(self, node):
+        call = node.value
+        name = call.func.value.id
+        made = self.held.get(name)
+        if made is None or made.kind != "list" or len(call.args) != 1 or call.keywords:
+            self.report(node, f"`{name}.append(...)` on a value s2sad does not hold as a list",
+                        why="s2sad follows lists built in the function from a display `[...]`",
+                        fix=f"start it as `{name} = []` in the function")
+            return
+        if self.frames:  # a loop kept as a loop: the list becomes an array
+            self.out += buffers.grow(self, self.frames[-1], node, name) or []
+            return
+        value = self.container(call.args[0], node)
+        if value is None:
+            value = self.leaf(f"{name}_{len(made.items)}",
+                              self.expression(call.args[0], node, whole=True), node)
+        elif getattr(value, "fresh", False):
+            value = self.named(value, f"{name}_{len(made.items)}", node)
+        made.keys.append(len(made.items))
+        made.items.append(value)
+
+    def forget(self, name):
+        self.held.pop(name, None)
+        self.known.pop(name, None)
+
+    # ---- control flow ---------------------------------------------------------------------
+
+    def loop(self, node):
+        iterable = node.iter
+        held = self.container(iterable, node) if self.is_view(iterable) or \
+            nodes.root_name(iterable) is not None else None
+        if held is None:
+            node.iter = iterable = self.expression(iterable, node)
+        if held is not None:
+            if held.kind == "record":
+                self.report(node, "a loop over a dataclass instance",
+                            why="a dataclass is not iterable", fix="loop over its fields' "
+                            "values: for w in (p.a, p.b)")
+                return
+            values = list(held.items) if held.kind != "dict" else \
+                [gast.Constant(k, None) for k in held.keys]
+            return self.unrolled(node, values)
+        trips = self.static_range(iterable)
+        if trips is not None and self.touches(node) and not _exits(node):
+            return self.unrolled(node, [gast.Constant(k, None) for k in trips])
+        self.opaque_loop(node)
+
+    def touches(self, node):
+        """Whether a loop body reads or grows a container, or makes one."""
+        return any(isinstance(n, gast.Name) and n.id in self.held or
+                   isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in nodes.walk(s))
+
+    def unrolled(self, node, items):
+        if _exits(node):
+            self.report(node, "a loop over a container with `break`, `continue` or `else`",
+                        why="s2sad unrolls it: one copy of the body per element",
+                        fix="use an `if` around the rest of the body instead")
+            return
+        if len(items) > MAX_UNROLLED:
+            self.report(node, f"a loop of {len(items)} trips over a container",
+                        why=f"s2sad unrolls loops over containers, up to {MAX_UNROLLED} trips",
+                        fix="use an array instead of a list")
+            return
+        outer = self.out
+        for trip, value in enumerate(items):
+            self.out, start = outer, len(outer)
+            self.bind_target(node.target, value, node)
+            body = nodes.clone(node.body)
+            for statement in body:
+                outer += self.statement(statement)
+            if trip < len(items) - 1:  # (the last binding outlives the loop, as in Python)
+                values.drop_unread_binding(outer, start, node.target)
+        self.out = outer
+
+    def bind_target(self, target, value, like):
+        if isinstance(value, values.Container):
+            if isinstance(target, gast.Name):
+                self.forget(target.id)
+                self.held[target.id] = value
+            else:
+                self.unpack(target, value, like)
+            return
+        if isinstance(target, gast.Name):
+            self.forget(target.id)
+            if isinstance(value, gast.Constant) and type(value.value) in (int, str):
+                self.known[target.id] = value.value  # an index, or a dict's key
+        self.emit(gast.Assign([nodes.clone(target)], nodes.clone(value), None), like)
+
+    def opaque_loop(self, node):
+        """A loop kept as a loop: containers may be read in it, not changed."""
+        outer = self.out
+        for name in nodes.names(getattr(node, "target", gast.Tuple([], gast.Load()))) | {
+                n.id for s in node.body for n in nodes.walk(s)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}:
+            self.known.pop(name, None)
+        before = {name: values.copy(made) for name, made in self.held.items()}
+        self.frames.append(buffers.Frame(node, self.held))
+        node.body = self.block(node.body)
+        node.orelse = self.block(node.orelse)
+        frame = self.frames.pop()
+        changed = [name for name, made in before.items() if name not in self.buffers and
+                   not values.same_container(self.held.get(name), made)]
+        if changed:
+            self.report(node, f"'{changed[0]}' (a container) changes in a loop s2sad does not "
+                        "unroll", why="each element is a variable of its own, chosen now",
+                        fix="loop over range(<number>) so that the loop can be unrolled, or "
+                            "use an array")
+        self.out = outer + frame.before + [node]
+
+    def branches(self, node):
+        node.test = self.expression(node.test, node)
+        start = self.snapshot()
+        outer = self.out
+        node.body = self.block(node.body)
+        after_body = self.snapshot()
+        self.restore(start)
+        node.orelse = self.block(node.orelse)
+        after_else = self.snapshot()
+        self.merge(node, after_body, after_else)
+        self.out = outer + [node]
+
+    def snapshot(self):
+        return ({n: values.copy(c) for n, c in self.held.items()}, dict(self.known))
+
+    def restore(self, state):
+        self.held = {n: values.copy(c) for n, c in state[0].items()}
+        self.known = dict(state[1])
+
+    def merge(self, node, first, second):
+        """After an `if`: a container both branches hold in the same shape, its differing
+        elements assigned to one new name in each branch."""
+        self.held, self.known = {}, {k: v for k, v in first[1].items()
+                                     if second[1].get(k) == v}
+        for name, one in first[0].items():
+            other = second[0].get(name)
+            if other is None:
+                continue
+            merged = values.merged(self, node, name, one, other)
+            if merged is not None:
+                self.held[name] = merged
+
+    def static_range(self, iterable):
+        """The values of `range(...)` with arguments known now, else None."""
+        if not (isinstance(iterable, gast.Call) and nodes.dotted_parts(iterable.func) ==
+                ["range"] and not iterable.keywords and 1 <= len(iterable.args) <= 3):
+            return None
+        args = [self.integer(a) for a in iterable.args]
+        return list(range(*args)) if None not in args else None
+
+    def integer(self, node):
+        """The int an expression of constants and unrolled loop variables has, else None."""
+        if isinstance(node, gast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, gast.Name):
+            value = self.known.get(node.id)
+            return value if type(value) is int else None
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            value = self.integer(node.operand)
+            return -value if value is not None else None
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub,
+                                                                 gast.Mult, gast.FloorDiv)):
+            a, b = self.integer(node.left), self.integer(node.right)
+            if a is None or b is None or (isinstance(node.op, gast.FloorDiv) and b == 0):
+                return None
+            return {gast.Add: a + b, gast.Sub: a - b, gast.Mult: a * b}.get(
+                type(node.op), a // b if b else None)
+        if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["len"] and \
+                len(node.args) == 1 and isinstance(node.args[0], gast.Name) and \
+                node.args[0].id in self.held:
+            return len(self.held[node.args[0].id].items)
+        return None
+
+    def key(self, node, like):
+        """A constant subscript (int or str) known now, else None."""
+        if isinstance(node, gast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, gast.Name) and type(self.known.get(node.id)) is str:
+            return self.known[node.id]
+        return self.integer(node)
+
+    # ---- expressions ----------------------------------------------------------------------
+
+    def container(self, value, like):
+        """The Container `value` makes or names (a display, dict(...), a held name, a call
+        known to return a tuple), else None."""
+        if isinstance(value, gast.Name):
+            return self.held.get(value.id)
+        if isinstance(value, (gast.Tuple, gast.List)) and not isinstance(value.ctx, gast.Store):
+            items = [self.container(e, like) or self.expression(e, like) for e in value.elts]
+            return values.new("tuple" if isinstance(value, gast.Tuple) else "list",
+                        range(len(items)), items)
+        if isinstance(value, gast.Dict):
+            keys = [self.key(k, like) if k is not None else None for k in value.keys]
+            if any(not isinstance(k, str) for k in keys):
+                self.report(value, "dict keys must be strings written in the code",
+                            fix="use string keys: {'w': w}")
+                return None
+            items = [self.container(v, like) or self.expression(v, like) for v in value.values]
+            return values.new("dict", keys, items)
+        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["dict"] and \
+                not value.args and all(k.arg for k in value.keywords):
+            items = [self.container(k.value, like) or self.expression(k.value, like)
+                     for k in value.keywords]
+            return values.new("dict", [k.arg for k in value.keywords], items)
+        if isinstance(value, gast.Subscript) and self.container(value.value, like) is not None:
+            found = self.element(value, like)
+            return found if isinstance(found, values.Container) else None
+        if isinstance(value, gast.Attribute):
+            owner = self.container(value.value, like)
+            found = owner.attribute(value.attr) if owner is not None else None
+            return found if isinstance(found, values.Container) else None
+        if self.is_view(value):
+            return values.view(self.container(value.func.value, like), value.func.attr)
+        if isinstance(value, gast.Call):
+            count = self.tuple_count(value)
+            if count:
+                value = self.expression(value, like, whole=True)
+                names = [self.fresh("_r") for _ in range(count)]
+                self.emit(gast.Assign([gast.Tuple([nodes.name(n, store=True) for n in names],
+                                                  gast.Store())], value, None), like)
+                return values.Container("tuple", range(count), [nodes.name(n) for n in names])
+        return None
+
+    def grown_array(self, dotted, call):
+        """`numpy.stack(ys)` or `sum(ys)` of a list grown in a loop, which is an array now."""
+        return buffers.sequence_of(self, dotted, call) if self.buffers else None
+
+    def user_call(self, call, like):
+        """A call of a function of yours passing containers, rewritten to pass their leaves;
+        None when it passes none."""
+        if not any(nodes.root_name(a) in self.held or values.makes(a) for a in call.args):
+            return None
+        return arguments.pass_leaves(self, call, like)
+
+    def specialised_name(self, name, copy):
+        """The name calls of `copy` (a specialised function) use: one per copy."""
+        for emitted, known in self.specialised.items():
+            if known is copy:
+                return emitted
+        emitted = self.fresh(name.id if isinstance(name, gast.Name) else copy.__name__)
+        self.specialised[emitted] = copy
+        return emitted
+
+    def is_view(self, node):
+        """`d.keys()`, `d.values()` or `d.items()` of a dict held now."""
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr in values.VIEWS and not node.args and not node.keywords and \
+            isinstance(node.func.value, (gast.Name, gast.Attribute)) and \
+            getattr(self.container(node.func.value, None), "kind", None) == "dict"
+
+    def tuple_count(self, call):
+        """How many values a call returns when it returns a tuple of a length known now."""
+        chain = nodes.dotted_parts(call.func)
+        if chain is not None and ".".join(chain) in values.TUPLE_RESULTS:
+            return values.TUPLE_RESULTS[".".join(chain)]
+        func = getattr(call, "s2sad_ref", None)
+        if not getattr(call, "s2sad_user", False) or func is None:
+            return None
+        try:
+            tree = parse.parse_function(func).tree
+        except Exception:  # noqa: BLE001 -- its own transformation reports it
+            return None
+        counts = {len(n.value.elts) if isinstance(n.value, gast.Tuple) else None
+                  for n in nodes.walk(tree) if isinstance(n, gast.Return)}
+        return counts.pop() if len(counts) == 1 and None not in counts else None
+
+    def element(self, node, like):
+        """The element `node` (a subscript of a container) reads: an atom or a Container."""
+        made = self.container(node.value, like)
+        if made.kind == "record":
+            self.report(node, "a dataclass instance is subscripted",
+                        why="a dataclass has attributes, not items", fix="read p.field")
+            return nodes.constant(0.0)
+        if isinstance(node.slice, gast.Slice):
+            bounds = [self.integer(b) if b is not None else None
+                      for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+            given = [b for b in (node.slice.lower, node.slice.upper, node.slice.step)
+                     if b is not None]
+            if len([b for b in bounds if b is not None]) != len(given) or made.kind == "dict":
+                self.report(node, "a slice of a container must have bounds known now",
+                            fix="use constant bounds")
+                return nodes.constant(0.0)
+            items = made.items[slice(*bounds)]
+            return values.Container(made.kind, range(len(items)), items)
+        key = self.key(node.slice, like)
+        if key is not None:
+            if isinstance(key, int) and made.kind != "dict":
+                if not -len(made.items) <= key < len(made.items):
+                    self.report(node, f"index {key} is out of range for {len(made.items)} "
+                                "elements", fix="check the index")
+                    return nodes.constant(0.0)
+                return made.items[key]
+            found = made.item(key)
+            if found is None:
+                self.report(node, f"the key {key!r} is not in the dict "
+                            f"(it has {', '.join(map(repr, made.keys))})", fix="check the key")
+                return nodes.constant(0.0)
+            return found
+        if made.kind == "dict" or any(isinstance(i, values.Container) for i in made.items):
+            self.report(node, "a container is indexed by a value known only when the function "
+                        "runs", fix="index it with a constant or an unrolled loop's variable")
+            return nodes.constant(0.0)
+        index = self.expression(node.slice, like)
+        count = len(made.items)
+        chosen = nodes.clone(made.items[-1])
+        for k in range(count - 2, -1, -1):  # the last element when no test holds
+            test = gast.BoolOp(gast.Or(), [
+                gast.Compare(nodes.clone(index), [gast.Eq()], [gast.Constant(k, None)]),
+                gast.Compare(nodes.clone(index), [gast.Eq()], [
+                    gast.UnaryOp(gast.USub(), gast.Constant(count - k, None))])])
+            chosen = gast.IfExp(test, nodes.clone(made.items[k]), chosen)
+        return gast.copy_location(chosen, node)
+
+    def expression(self, node, like, whole=False):
+        """`node` with every read of a container spelt with its elements."""
+        return values.Reads(self, like, whole).visit(node)
+
+    def as_value(self, made, node):
+        """A container where a value is needed: only where a tuple display can stand."""
+        argument = getattr(made, "argument", None)
+        if argument is not None:
+            kind = "dataclass" if made.kind == "record" else made.kind
+            self.report(node, f"'{argument}' is a {kind} argument, used here as a value",
+                        why="a dict, list, tuple, NamedTuple or dataclass argument is passed "
+                            "as its elements (as JAX passes a pytree), so there is no "
+                            f"{kind} to compute with",
+                        fix="pass an array instead (numpy.asarray(...) before the call), or "
+                            "read its elements here")
+            return node
+        self.report(node, f"a {made.kind} is used as a value here",
+                    why="s2sad holds each element in a variable of its own; generated code has "
+                        "no container to pass",
+                    fix="pass its elements, or use numpy.stack(...) to make an array")
+        return node
+
+
+def _exits(loop):
+    """A `break`, `continue` or `else` of this loop: it cannot be unrolled."""
+    return bool(loop.orelse) or any(isinstance(n, (gast.Break, gast.Continue))
+                                    for s in loop.body for n in nodes.walk(s))

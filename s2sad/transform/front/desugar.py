@@ -1,0 +1,497 @@
+"""The Python numerical code is written in, spelt in the core the later stages know.
+
+Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
+
+    for i, (u, v) in enumerate(zip(a, b)):      for i in range(min(len(a), len(b))):
+        s = s + i * u * v                           u = a[i]
+                                                    v = b[i]
+                                                    s = s + i * u * v
+
+    for v in reversed(x):                       for _k0 in range(len(x) - 1, -1, -1):
+        ...                                         v = x[_k0]
+
+    r = sum(x[i] * x[i + 1]                     _sum0 = 0
+            for i in range(n - 1))      -->     for i_0 in range(n - 1):
+                                                    _sum0 = _sum0 + x[i_0] * x[i_0 + 1]
+                                                r = _sum0
+
+    ys = [h(v) for v in xs]                     ys_0 = []
+                                                for v_0 in xs:
+                                                    ys_0.append(h(v_0))   (containers.py)
+
+    d = {k: 2 * v for k, v in p.items()}        _dict0 = {}
+                                                for k_0, v_0 in p.items():
+                                                    _dict0[k_0] = 2 * v_0
+
+    sq = lambda y: y * y                        _y0 = x
+    z = sq(x)                                   z = _y0 * _y0
+
+A comprehension's variables are renamed apart (they are local to it in Python). A nested `def`
+or a `lambda` bound to a name is put in place of each call (its locals renamed apart, its free
+names read where it is called, as Python's late binding reads them); it must end in its only
+`return`. What is hoisted out of an expression runs just before the statement holding it.
+"""
+import builtins
+
+import gast
+
+from s2sad.errors import Diagnostic, UnsupportedError
+
+from .. import nodes
+
+REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
+NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
+COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
+# A nested def using these stays where it is, for the fence to report.
+KEPT = (gast.Nonlocal, gast.Global, gast.Yield, gast.YieldFrom, gast.Await, gast.ClassDef)
+
+
+def desugar(source):
+    """Rewrite `source.tree` in place."""
+    _Desugar(source).run()
+
+
+class _Desugar:
+    def __init__(self, source):
+        self.source = source
+        self.taken = nodes.names(source.tree)
+        self.functions = {}   # local name -> FunctionDef or Lambda
+        self.inlining = []    # names of local functions being put in place (recursion)
+        self.problems = []
+        self.pre = None       # statements to run before the current one
+        self.rebound = set()  # names the body of the loop being desugared rebinds
+
+    def run(self):
+        tree = self.source.tree
+        _call_through_aliases(tree, self.source.func)
+        tree.body = self.block(tree.body)
+        if self.problems:
+            raise UnsupportedError(self.problems)
+
+    def report(self, node, message, why="", fix=""):
+        self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
+
+    def fresh(self, base):
+        return nodes.fresh(base if base.startswith("_") else f"{base}_", self.taken)
+
+    # ---- statements -----------------------------------------------------------------------
+
+    def block(self, statements):
+        out = []
+        for statement in statements:
+            if isinstance(statement, gast.FunctionDef) and not any(
+                    isinstance(n, KEPT) for n in nodes.walk(statement)):
+                self.functions[statement.name] = statement  # put in place of its calls
+                continue
+            if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+                    isinstance(statement.targets[0], gast.Name) and \
+                    isinstance(statement.value, gast.Lambda):
+                self.functions[statement.targets[0].id] = statement.value
+                continue
+            outer, self.pre = self.pre, []
+            if isinstance(statement, gast.For):
+                statement = self.loop(statement)
+            self.expressions(statement)
+            for field in ("body", "orelse"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    setattr(statement, field, self.block(inner))
+            out += self.pre + [statement]
+            self.pre = outer
+        return out
+
+    def expressions(self, statement):
+        """Rewrite the expressions `statement` evaluates itself (not its body's)."""
+        rewriter = _Expressions(self)
+        for field in ("value", "test", "iter"):
+            value = getattr(statement, field, None)
+            if isinstance(value, gast.expr):
+                if isinstance(statement, gast.While) and _needs_hoisting(value, self):
+                    self.report(value, "a comprehension or a local function call in a `while` "
+                                "condition is not supported",
+                                why="the condition runs before every iteration",
+                                fix="compute it in a variable before the loop and at the end "
+                                    "of its body")
+                    continue
+                setattr(statement, field, rewriter.visit(value))
+        for target in getattr(statement, "targets", ()):
+            rewriter.visit(target)
+
+    def emit(self, statement, like):
+        self.pre.append(gast.copy_location(statement, like))
+
+    # ---- `for` over enumerate, zip, reversed; tuple targets --------------------------------
+
+    def loop(self, node):
+        # a sequence the body rebinds is held first: the loop goes over the one it started with
+        self.rebound = {n.id for part in [node.target, *node.body] for n in nodes.walk(part)
+                        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        try:
+            return self._loop(node)
+        finally:
+            self.rebound = set()
+
+    def _loop(self, node):
+        iterable, target = node.iter, node.target
+        call = nodes.dotted_parts(iterable.func) if isinstance(iterable, gast.Call) else None
+        if call not in (["enumerate"], ["zip"], ["reversed"]) and \
+                isinstance(target, gast.Name):
+            return node
+        if call and self._shadowed(call[0]):
+            return node
+        if call == ["reversed"] and len(iterable.args) == 1 and not iterable.keywords:
+            inner = self.once(iterable.args[0], node)
+            index = self.fresh("_k")
+            count = _length(inner)
+            node.iter = gast.copy_location(gast.Call(nodes.name("range"), [
+                _minus(count, 1), gast.UnaryOp(gast.USub(), nodes.constant(1)),
+                gast.UnaryOp(gast.USub(), nodes.constant(1))], []), iterable)
+        else:
+            iterable = self.prepared(iterable, node)
+            if iterable is None:
+                return node
+            index = self.fresh("_k")
+            if isinstance(iterable, gast.Call) and nodes.dotted_parts(iterable.func) == \
+                    ["enumerate"] and isinstance(target, gast.Tuple) and \
+                    isinstance(target.elts[0], gast.Name):
+                index = target.elts[0].id  # the counter is the loop's own variable
+            inner = iterable
+            count = self.length(iterable)
+            node.iter = gast.copy_location(gast.Call(nodes.name("range"), [count], []),
+                                           node.iter)
+        binds = []
+        self.bind(target, inner, nodes.name(index), binds, target)
+        node.target = gast.copy_location(nodes.name(index, store=True), target)
+        node.body = binds + node.body
+        return node
+
+    def prepared(self, iterable, like):
+        """enumerate/zip with their arguments evaluated once, before the loop; None when the
+        iterable cannot be indexed (e.g. enumerate with a keyword)."""
+        call = nodes.dotted_parts(iterable.func) if isinstance(iterable, gast.Call) else None
+        if call == ["enumerate"]:
+            if iterable.keywords or not 1 <= len(iterable.args) <= 2:
+                return None
+            inner = self.prepared(iterable.args[0], like)
+            if inner is None:
+                return None
+            start = self.once(iterable.args[1], like) if len(iterable.args) == 2 else None
+            iterable.args = [inner] + ([start] if start is not None else [])
+            return iterable
+        if call == ["zip"]:
+            if iterable.keywords or not iterable.args:
+                return None
+            args = [self.prepared(a, like) for a in iterable.args]
+            if any(a is None for a in args):
+                return None
+            iterable.args = args
+            return iterable
+        return self.once(iterable, like)
+
+    def once(self, value, like):
+        """`value` as a name or a number: bound to a new name first if it is an expression."""
+        if isinstance(value, gast.Constant) or \
+                isinstance(value, gast.Name) and value.id not in self.rebound:
+            return value
+        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["range"]:
+            value.args = [self.once(a, like) for a in value.args]
+            return value
+        name = self.fresh("_seq")
+        self.emit(nodes.assign(name, _Expressions(self).visit(value)), like)
+        return nodes.name(name)
+
+    def length(self, iterable):
+        call = nodes.dotted_parts(iterable.func) if isinstance(iterable, gast.Call) else None
+        if call == ["enumerate"]:
+            return self.length(iterable.args[0])
+        if call == ["zip"]:
+            lengths = [self.length(a) for a in iterable.args]
+            return lengths[0] if len(lengths) == 1 else gast.Call(nodes.name("min"), lengths, [])
+        return _length(iterable)
+
+    def bind(self, target, iterable, index, out, like):
+        """Statements giving `target` the `index`-th element of `iterable`."""
+        call = nodes.dotted_parts(iterable.func) if isinstance(iterable, gast.Call) else None
+        if call == ["enumerate"] and isinstance(target, gast.Tuple) and len(target.elts) == 2:
+            count = nodes.clone(index)
+            if len(iterable.args) == 2:
+                count = gast.BinOp(count, gast.Add(), nodes.clone(iterable.args[1]))
+            if not (isinstance(target.elts[0], gast.Name) and isinstance(count, gast.Name) and
+                    target.elts[0].id == count.id):
+                self.bind(target.elts[0], None, count, out, like)
+            self.bind(target.elts[1], iterable.args[0], index, out, like)
+        elif call == ["zip"] and isinstance(target, gast.Tuple) and \
+                len(target.elts) == len(iterable.args):
+            for part, inner in zip(target.elts, iterable.args):
+                self.bind(part, inner, index, out, like)
+        elif call in (["enumerate"], ["zip"]):
+            self.report(target, f"the loop target does not match {call[0]}(...)'s elements",
+                        why=f"each element of {call[0]}(...) is a tuple of "
+                            f"{2 if call == ['enumerate'] else len(iterable.args)} values",
+                        fix="unpack it into as many names")
+        elif iterable is None:  # the count itself
+            out.append(gast.copy_location(gast.Assign([target], index, None), like))
+        elif isinstance(target, gast.Tuple):
+            for k, part in enumerate(target.elts):
+                element = gast.Subscript(_element(iterable, index), nodes.constant(k),
+                                         gast.Load())
+                self.bind(part, None, element, out, like)
+        else:
+            out.append(gast.copy_location(
+                gast.Assign([target], _element(iterable, index), None), like))
+
+    def _shadowed(self, name):
+        return name in self.source.func.__globals__  # a global of that name: not the builtin
+
+    # ---- comprehensions --------------------------------------------------------------------
+
+    def reduction(self, node, kind, comprehension):
+        """sum/max/min (or a NumPy reduction over all elements) of a comprehension: a loop."""
+        result = self.fresh(f"_{kind}")
+        start = node.args[1] if kind == "sum" and len(node.args) == 2 else None
+        if kind == "sum":
+            initial = start if start is not None else nodes.constant(0.0)
+        else:  # max/min of the elements seen so far; NumPy: of every element's elements
+            infinity = gast.Attribute(nodes.name("numpy"), "inf", gast.Load())
+            infinity.s2sad_canonical = True  # spelt the emitter's way already (resolve.py)
+            initial = gast.UnaryOp(gast.USub(), infinity) if kind == "max" else infinity
+        self.emit(nodes.assign(result, initial), node)
+        element = comprehension.elt
+        if node.s2sad_numpy:  # the user's own spelling: np.sum(element)
+            element = gast.Call(nodes.clone(node.func), [element], [])
+        if kind == "sum":
+            value = gast.BinOp(nodes.name(result), gast.Add(), element)
+        else:
+            value = gast.Call(nodes.name(kind), [nodes.name(result), element], [])
+        self.comprehension_loop(comprehension, [nodes.assign(result, value)], node)
+        return gast.copy_location(nodes.name(result), node)
+
+    def as_list(self, comprehension):
+        """A list comprehension as a value: a list filled by `.append` in a loop."""
+        result = self.fresh("_list")
+        self.emit(gast.Assign([nodes.name(result, store=True)], gast.List([], gast.Load()),
+                              None), comprehension)
+        append = gast.Expr(gast.Call(gast.Attribute(nodes.name(result), "append",
+                                                    gast.Load()), [comprehension.elt], []))
+        self.comprehension_loop(comprehension, [append], comprehension)
+        return gast.copy_location(nodes.name(result), comprehension)
+
+    def as_dict(self, comprehension):
+        """A dict comprehension: a dict filled in a loop (containers.py follows it where the
+        loop is unrolled, over a container)."""
+        result = self.fresh("_dict")
+        self.emit(gast.Assign([nodes.name(result, store=True)], gast.Dict([], []), None),
+                  comprehension)
+        write = gast.Assign([gast.Subscript(nodes.name(result), comprehension.key,
+                                            gast.Store())], comprehension.value, None)
+        self.comprehension_loop(comprehension, [write], comprehension)
+        return gast.copy_location(nodes.name(result), comprehension)
+
+    def comprehension_loop(self, comprehension, body, like):
+        """The nested loops of a comprehension around `body`, its names renamed apart."""
+        renames = {}
+        for generator in comprehension.generators:
+            for name in nodes.names(generator.target):
+                renames[name] = self.fresh(name)
+        _Rename(renames).visit(comprehension)
+        for statement in body:
+            _Rename(renames).visit(statement)
+        for generator in reversed(comprehension.generators):
+            if generator.is_async:
+                self.report(generator, "async comprehensions are not supported")
+            for condition in reversed(generator.ifs):
+                body = [gast.If(condition, body, [])]
+            body = [gast.For(generator.target, generator.iter, body, [], None)]
+        loop = gast.copy_location(body[0], like)
+        for node in nodes.walk(loop):
+            if isinstance(node, gast.stmt):
+                gast.copy_location(node, like)
+        outer, self.pre = self.pre, []
+        statements = self.block([loop])
+        outer += statements
+        self.pre = outer
+
+    # ---- local functions -------------------------------------------------------------------
+
+    def inline(self, call, name):
+        """The value of a call of the local function `name`, its body run before."""
+        function = self.functions[name]
+        if name in self.inlining:
+            self.report(call, f"the local function '{name}' calls itself",
+                        why="local functions are put in place of their calls",
+                        fix="define it at module level")
+            return call
+        if isinstance(function, gast.Lambda):
+            params, body = function.args, [gast.Return(nodes.clone(function.body))]
+        else:
+            params, body = function.args, nodes.clone(function.body)
+            if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None or \
+                    any(isinstance(n, gast.Return) for s in body[:-1] for n in nodes.walk(s)):
+                self.report(function, f"the local function '{name}' must end in its only "
+                            "`return` of a value",
+                            why="it is put in place of each call",
+                            fix="return once, at the end (assign the result in each branch)")
+                return call
+        names = [a.id for a in params.args]
+        if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs or \
+                call.keywords or len(call.args) > len(names) or \
+                len(call.args) < len(names) - len(params.defaults):
+            self.report(call, f"cannot put the call of '{name}' in place",
+                        why="only positional arguments matching the parameters are supported",
+                        fix="pass one positional argument per parameter")
+            return call
+        arguments = list(call.args) + params.defaults[len(call.args) - len(names):] \
+            if len(call.args) < len(names) else list(call.args)
+        assigned = {n.id for s in body for n in nodes.walk(s) if isinstance(n, gast.Name)
+                    and isinstance(n.ctx, gast.Store)}
+        renames = {n: self.fresh(f"{name}_{n}") for n in sorted(set(names) | assigned)}
+        for param, argument in zip(names, arguments):
+            self.emit(nodes.assign(renames[param], argument), call)
+        body = [_Rename(renames).visit(s) for s in body]
+        for statement in body:
+            for node in nodes.walk(statement):
+                if isinstance(node, (gast.stmt, gast.expr)) and isinstance(function, gast.Lambda):
+                    gast.copy_location(node, call)
+        result = self.fresh(f"_{name}")
+        body[-1] = gast.copy_location(nodes.assign(result, body[-1].value), body[-1])
+        self.inlining.append(name)
+        outer, self.pre = self.pre, []
+        statements = self.block(body)
+        outer += statements
+        self.pre = outer
+        self.inlining.pop()
+        return gast.copy_location(nodes.name(result), call)
+
+
+class _Expressions(nodes.Transformer):
+    """Comprehensions and local function calls inside one statement's expressions."""
+
+    def __init__(self, owner):
+        self.owner = owner
+
+    def visit_Call(self, node):
+        owner = self.owner
+        chain = nodes.dotted_parts(node.func)
+        if node.args and isinstance(node.args[0], COMPREHENSIONS) and chain is not None:
+            kind = _reduction(chain, owner.source.func)
+            if kind is not None and not node.keywords and len(node.args) <= 2:
+                node.s2sad_numpy = kind[1] is not None
+                node.args[1:] = [self.visit(a) for a in node.args[1:]]
+                return owner.reduction(node, kind[0], node.args[0])
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id in owner.functions:
+            return owner.inline(node, node.func.id)
+        return node
+
+    def visit_ListComp(self, node):
+        return self.owner.as_list(node)
+
+    visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node):
+        return self.owner.as_dict(node)
+
+    def visit_Lambda(self, node):
+        return node  # the fence reports a lambda that is not bound to a name
+
+
+class _Rename(nodes.Transformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if node.id in self.names:
+            node.id = self.names[node.id]
+        return node
+
+
+def _reduction(chain, func):
+    """('sum'|'max'|'min', NumPy function applied to each element or None) for a reducing call
+    over a comprehension, else None."""
+    namespace = func.__globals__
+    if len(chain) == 1 and chain[0] in REDUCTIONS and chain[0] not in namespace:
+        return REDUCTIONS[chain[0]], None
+    if len(chain) == 2 and chain[1] in NUMPY_REDUCTIONS:
+        module = namespace.get(chain[0])
+        if getattr(module, "__name__", None) == "numpy":
+            return NUMPY_REDUCTIONS[chain[1]], chain[1]
+    return None
+
+
+def _needs_hoisting(node, owner):
+    return any(isinstance(n, COMPREHENSIONS) or (
+        isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and
+        n.func.id in owner.functions) for n in nodes.walk(node))
+
+
+def _length(iterable):
+    """len(iterable) as an expression (range(a), range(a, b) without calling len)."""
+    call = nodes.dotted_parts(iterable.func) if isinstance(iterable, gast.Call) else None
+    if call == ["range"] and len(iterable.args) == 1:
+        return nodes.clone(iterable.args[0])
+    if call == ["range"] and len(iterable.args) == 2:
+        return gast.Call(nodes.name("max"), [gast.BinOp(
+            nodes.clone(iterable.args[1]), gast.Sub(), nodes.clone(iterable.args[0])),
+            nodes.constant(0)], [])
+    return gast.Call(nodes.name("len"), [nodes.clone(iterable)], [])
+
+
+def _element(iterable, index):
+    call = nodes.dotted_parts(iterable.func) if isinstance(iterable, gast.Call) else None
+    if call == ["range"] and len(iterable.args) == 1:
+        return nodes.clone(index)
+    if call == ["range"] and len(iterable.args) == 2:
+        return gast.BinOp(nodes.clone(iterable.args[0]), gast.Add(), nodes.clone(index))
+    return gast.Subscript(nodes.clone(iterable), nodes.clone(index), gast.Load())
+
+
+def _minus(value, k):
+    return gast.BinOp(value, gast.Sub(), nodes.constant(k))
+
+
+def _call_through_aliases(tree, func):
+    """`h = helper` (or `op = np.tanh`) then `h(x)`: the call names the function itself, and the
+    assignment goes. Only for a name assigned once, to a global (or closure) name or attribute
+    chain that denotes a callable, and read only as the function of calls."""
+    params = {a.id for a in nodes.walk(tree.args) if isinstance(a, gast.Name)}
+    stored = {}
+    for node in nodes.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stored[node.id] = stored.get(node.id, 0) + 1
+    called = {id(n.func) for n in nodes.walk(tree) if isinstance(n, gast.Call)}
+    aliases, assignments = {}, []
+    for node in nodes.walk(tree):
+        if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0], gast.Name) and stored[node.targets[0].id] == 1):
+            continue
+        name, chain = node.targets[0].id, nodes.dotted_parts(node.value)
+        if chain is None or chain[0] in stored or chain[0] in params or name in params or \
+                not callable(_lookup(func, chain)):
+            continue
+        if all(id(n) in called for n in nodes.walk(tree) if isinstance(n, gast.Name) and
+               n.id == name and isinstance(n.ctx, gast.Load)):
+            aliases[name] = node.value
+            assignments.append(node)
+    if not aliases:
+        return
+    for node in nodes.walk(tree):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id in aliases:
+            node.func = gast.copy_location(nodes.clone(aliases[node.func.id]), node.func)
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s in assignments for s in block):
+                block[:] = [s for s in block if s not in assignments] or [gast.Pass()]
+
+
+def _lookup(func, chain):
+    """What a dotted name denotes in `func`'s closure, globals or builtins (None if nothing)."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    try:
+        value = cells[chain[0]].cell_contents if chain[0] in cells else \
+            func.__globals__.get(chain[0], getattr(builtins, chain[0], None))
+        for attribute in chain[1:]:
+            value = getattr(value, attribute)
+    except (ValueError, AttributeError):
+        return None
+    return value

@@ -1,0 +1,527 @@
+"""Bind every free name to the object it denotes, and spell it the emitter's way.
+
+Generated code imports only `numpy`, `math` and `rt`, so a user's aliases are rewritten to
+canonical names, numbers read from globals are inlined, and calls to other user functions are
+marked for recursive transformation:
+
+    import numpy as np                 # user module
+    from math import exp
+    SCALE = 2.0
+    def f(x):                          def f(x):
+        y = np.sin(x) * SCALE    -->       y = numpy.sin(x) * 2.0
+        return exp(helper(y))              return math.exp(helper(y))      # helper: a callee
+
+Every Call gets `node.s2sad_ref`, the function object it calls; user callees are listed in
+`Resolution.callees`. Module-level arrays stay names: they become inputs (constants.py). Globals
+s2sad cannot put in generated code (objects) are reported, all at once, with the fix.
+"""
+import builtins
+import dataclasses
+import importlib
+import numbers
+import types
+
+import gast
+import numpy
+
+from s2sad import templates
+from s2sad.errors import Diagnostic
+from s2sad.runtime import rt
+from s2sad.templates.methods import METHODS
+
+from .. import nodes
+
+# Modules generated code may reference, by their canonical names.
+EMITTED_MODULES = {"numpy", "math"}
+# Array attributes that are plain integers or tuples: reading them never carries a gradient.
+SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+
+
+@dataclasses.dataclass
+class Resolution:
+    callees: dict          # emitted name -> user function object, in order of first use
+    diagnostics: list
+    # emitted name -> (function with a user-registered rule, (module, attribute path) or None):
+    # called as it is, differentiated by its rule (@s2sad.adjoint(f))
+    externals: dict = dataclasses.field(default_factory=dict)
+
+
+def resolve(source):
+    """Rewrite `source.tree` in place; return the callees and any problems."""
+    resolver = _Resolver(source)
+    resolver.visit(source.tree)
+    diagnostics = resolver.diagnostics + _endless_recursion(source)
+    return Resolution(resolver.callees, diagnostics, resolver.externals)
+
+
+def unknown_attribute(source, node):
+    """The error for `x.attr` that is neither an array attribute nor a container's field."""
+    supported = ", ".join(f".{m.name}" for m in METHODS.values() if m.attribute)
+    if isinstance(node, gast.Call):
+        return Diagnostic(source.loc(node.func), f"the array method `.{node.func.attr}(...)` is "
+                          "not supported", why="s2sad knows the methods listed in "
+                          "docs/coverage.md, and keys(), values() and items() of a dict "
+                          "argument or a dict made in the function",
+                          fix=f"call a NumPy function instead (numpy.{node.func.attr}(x, ...))")
+    return Diagnostic(source.loc(node), f"the array attribute `.{node.attr}` is not supported",
+                      why=f"s2sad knows {supported}, the shape attributes "
+                          f"({', '.join(sorted(SHAPE_ATTRIBUTES))}) and the fields of "
+                          "NamedTuple and dataclass arguments",
+                      fix="use the NumPy function instead")
+
+
+def local_names(tree):
+    """Parameters and every name the function assigns (Python's rule for locals)."""
+    names = {arg.id for arg in parameters(tree.args)}
+    for node in nodes.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+    return names
+
+
+def parameters(args):
+    return list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+
+
+def canonical_name(obj):
+    """'numpy.sin' for numpy.sin, 'math.exp' for math.exp, 'abs' for builtins.abs, else None."""
+    if getattr(builtins, getattr(obj, "__name__", ""), None) is obj:
+        return obj.__name__
+    if getattr(rt, getattr(obj, "__name__", ""), None) is obj:
+        return f"rt.{obj.__name__}"  # s2sad.stop_gradient
+    module, name = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
+    if not module or not name or module.split(".")[0] not in EMITTED_MODULES:
+        return None
+    try:
+        found = _lookup(module, name)
+    except (ImportError, AttributeError):
+        return None
+    return f"{module}.{name}" if found is obj else None
+
+
+def _lookup(module, name):
+    return getattr(importlib.import_module(module), name)
+
+
+class _Resolver(nodes.Transformer):
+    def __init__(self, source):
+        self.source = source
+        self.locals = local_names(source.tree)
+        self.namespace = _namespace(source.func)
+        self.callees = {}
+        self.externals = {}
+        self.diagnostics = []
+
+    def report(self, node, message, why="", fix=""):
+        self.diagnostics.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
+
+    def visit_FunctionDef(self, node):
+        if node is self.source.tree:
+            return self.generic_visit(node)
+        return self._nested(node)
+
+    def _nested(self, node):
+        """A nested def, class, lambda or comprehension: the fence reports it; its inside is
+        not the function's code, so its names are not looked up."""
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            self.locals.add(node.name)
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _nested
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
+
+    def visit_Call(self, node):
+        node.args = [self.visit(arg) for arg in node.args]
+        node.keywords = [self.visit(keyword) for keyword in node.keywords]
+        chain = nodes.dotted_parts(node.func)
+        if isinstance(node.func, gast.Attribute) and (chain is None or chain[0] in self.locals
+                                                      or self._on_array(chain)):
+            return self._method_call(node)
+        if chain is None or chain[0] in self.locals:
+            if chain:
+                self.report(node.func, f"cannot call the local variable '{chain[0]}'",
+                            why="s2sad must know at transform time which function is called",
+                            fix="call the function by its global name")
+            return node
+        found = self._lookup(node.func, chain)
+        if found is _MISSING:
+            return node
+        if isinstance(found, types.ModuleType) or not callable(found):
+            self.report(node.func, f"'{'.'.join(chain)}' is not a function",
+                        why="it is a module or a value, and calling it fails",
+                        fix="call the function it contains, e.g. numpy.sin(x)")
+            return node
+        node.s2sad_ref = found
+        name = canonical_name(found)
+        if name is not None:
+            node.func = nodes.dotted(name, node.func)
+        elif templates.rule_for(found) is not None or templates.tangent_for(found) is not None:
+            emitted = "_".join(chain)  # a user's rule wins over the function's own source
+            self.externals.setdefault(emitted, (found, self._location(chain)))
+            node.func = nodes.dotted(emitted, node.func)
+        elif is_user_function(found):
+            node.s2sad_user = True
+            emitted = "_".join(chain)
+            self.callees.setdefault(emitted, found)
+            node.func = nodes.dotted(emitted, node.func)
+        else:
+            self.report(node.func, f"cannot call '{'.'.join(chain)}' "
+                        f"({type(found).__name__}) from differentiated code",
+                        why="it is neither a NumPy/math/builtin function nor a Python function "
+                            "with source",
+                        fix="register a derivative for it with @s2sad.adjoint (docs/rules.md: "
+                            "Adding a derivative), wrap the value in s2sad.stop_gradient(...) "
+                            "if no gradient should flow, or compute it outside the "
+                            "differentiated function and pass the result in")
+        return node
+
+    def _location(self, chain):
+        """(module, attribute path) to import what `chain` names: from the module it is read
+        from if there is one (`sp.erf` -> ('scipy.special', 'erf'))."""
+        root = self.namespace.get(chain[0])
+        if isinstance(root, types.ModuleType) and len(chain) > 1:
+            return root.__name__, ".".join(chain[1:])
+        return None
+
+    def _method_call(self, node):
+        """`x.sum(axis=0)` -> `numpy.sum(x, axis=0)`: the method's NumPy function and its rule."""
+        receiver, name = self.visit(node.func.value), node.func.attr
+        if name == "append" and isinstance(receiver, gast.Name):
+            return node  # a list grown in the function (containers.py)
+        if name in ("keys", "values", "items") and self._local(receiver):
+            node.func.value = receiver
+            node.s2sad_field = True  # of a dict (containers.py reads it, or reports it)
+            return node
+        method = METHODS.get(name)
+        if method is None or method.attribute:
+            self.report(node.func, f"the array method `.{name}(...)` is not supported",
+                        why="s2sad knows the methods listed in docs/coverage.md",
+                        fix=f"call a NumPy function instead (numpy.{name}(x, ...)), or register "
+                            "the method in templates/methods.py")
+            return node
+        args = node.args
+        if method.pack and len(args) > 1:
+            args = [gast.Tuple(args, gast.Load())]
+        return self._as_function(method, [receiver, *args], node.keywords, node)
+
+    def _as_function(self, method, args, keywords, node):
+        call = gast.Call(nodes.dotted(canonical_name(method.function), node), args, keywords)
+        call.s2sad_ref = method.function
+        return gast.copy_location(call, node)
+
+    def visit_Attribute(self, node):
+        if not isinstance(node.ctx, gast.Load) or getattr(node, "s2sad_canonical", False):
+            return node  # `obj.a = v`: the fence reports it; `numpy.inf` made by desugar.py
+        chain = nodes.dotted_parts(node)
+        if chain is not None and chain[0] not in self.locals and not self._on_array(chain):
+            return self._constant(node, chain)
+        receiver = self.visit(node.value)
+        if node.attr in SHAPE_ATTRIBUTES:
+            node.value = receiver
+            return node
+        method = METHODS.get(node.attr)
+        if method is not None and method.attribute:
+            return self._as_function(method, [receiver], [], node)
+        node.value = receiver
+        if self._local(receiver):
+            node.s2sad_field = True  # of a NamedTuple or dataclass (containers.py reads it,
+            return node              # or reports it with unknown_attribute)
+        self.diagnostics.append(unknown_attribute(self.source, node))
+        return node
+
+    def _local(self, node):
+        """A local name, or a subscript or attribute of one: what may hold a container."""
+        while isinstance(node, (gast.Attribute, gast.Subscript)):
+            node = node.value
+        return isinstance(node, gast.Name) and node.id in self.locals
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, gast.Load) or node.id in self.locals:
+            return node
+        return self._constant(node, [node.id])
+
+    def _constant(self, node, chain):
+        """A global read as a value: inline numbers, keep module constants like numpy.pi."""
+        found = self._lookup(node, chain)
+        if found is _MISSING:
+            return node
+        if isinstance(found, (bool, str)) or found is None:
+            return gast.Constant(found, None)  # (rebinding one transforms again)
+        if isinstance(found, type) and canonical_name(found) is not None:
+            return nodes.dotted(canonical_name(found), node)  # a dtype: numpy.float64, float
+        if is_constant_array(found) or is_constant_container(found):
+            return gast.copy_location(nodes.name("_".join(chain)), node)  # an input (constants.py)
+        if isinstance(found, numbers.Real):
+            if len(chain) > 1:
+                root = self._lookup(node, chain[:1])
+                module = getattr(root, "__name__", "")
+                if isinstance(root, types.ModuleType) and module.split(".")[0] in EMITTED_MODULES:
+                    return nodes.dotted(".".join([module] + chain[1:]), node)
+            return nodes.number_node(found)
+        kind = "a module" if isinstance(found, types.ModuleType) else type(found).__name__
+        self.report(node, f"the global '{'.'.join(chain)}' ({kind}) cannot be used as a value "
+                    "in differentiated code",
+                    why="generated code can only inline numbers and call functions",
+                    fix="pass it to the function as an argument")
+        return node
+
+    def _on_array(self, chain):
+        """Whether `chain` is an attribute of a module constant (`W0.T`, `tables.W0.sum`)."""
+        value = self.namespace.get(chain[0], _MISSING)
+        for attribute in chain[1:]:
+            if is_constant_array(value):
+                return True
+            value = getattr(value, attribute, _MISSING)
+        return False
+
+    def _lookup(self, node, chain):
+        if chain[0] not in self.namespace:
+            self.report(node, f"name '{chain[0]}' is not defined",
+                        why="s2sad looks up every name when it transforms the function",
+                        fix="define it before differentiating the function")
+            return _MISSING
+        value = self.namespace[chain[0]]
+        for depth, attribute in enumerate(chain[1:], start=1):
+            if not hasattr(value, attribute):
+                self.report(node, f"'{'.'.join(chain)}' does not exist",
+                            why=f"'{'.'.join(chain[:depth])}' has no attribute '{attribute}'",
+                            fix="check the spelling")
+                return _MISSING
+            value = getattr(value, attribute)
+        return value
+
+
+_MISSING = object()
+
+
+def _endless_recursion(source):
+    """A Diagnostic if every path through the function calls itself before returning: a
+    recursion without a base case, which would only end in a RecursionError (or, compiled, a
+    crash)."""
+    def calls_self(node):
+        return isinstance(node, gast.Call) and getattr(node, "s2sad_ref", None) is source.func
+    if not _must_recurse(source.tree.body, calls_self):
+        return []
+    first = next(n for n in nodes.walk(source.tree) if calls_self(n))
+    name = source.tree.name
+    return [Diagnostic(source.loc(first), f"'{name}' calls itself on every path: the recursion "
+                       "has no base case",
+                       why=f"every path through {name} reaches this call before any `return`, "
+                           "so it never ends",
+                       fix=f"return without calling {name} for some arguments (a base case such "
+                           "as `if n == 0: return x`)")]
+
+
+def _must_recurse(statements, calls_self):
+    """Whether every path through `statements` makes a call for which `calls_self` holds
+    before leaving them (conservative: False when unsure)."""
+    for statement in statements:
+        if isinstance(statement, gast.If):
+            if _evaluates(statement.test, calls_self):
+                return True
+            if _must_recurse(statement.body, calls_self) and \
+                    _must_recurse(statement.orelse, calls_self):
+                return True
+        elif isinstance(statement, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
+            if _evaluates(statement.value, calls_self):
+                return True
+        if any(isinstance(n, gast.Return) for n in nodes.walk(statement)):
+            return False  # some path may return here without the call
+    return False
+
+
+def _evaluates(node, calls_self):
+    """Whether evaluating `node` always makes such a call (not only in one branch of `a if c
+    else b`, or in the right operand of `and`/`or`)."""
+    if node is None:
+        return False
+    if calls_self(node):
+        return True
+    if isinstance(node, gast.IfExp):
+        return _evaluates(node.test, calls_self)
+    if isinstance(node, gast.BoolOp):
+        return _evaluates(node.values[0], calls_self)
+    if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                         gast.GeneratorExp)):
+        return False
+    return any(_evaluates(child, calls_self) for child in gast.iter_child_nodes(node))
+
+
+# ---- what a transformation read from globals: rebinding one makes the gradient stale ----------
+
+def global_state(func):
+    """What `func` and the user functions it reaches read from globals and closures, as a list
+    of (function, name, value) to compare with `same_state`: s2sad inlines numbers and binds
+    callees when it transforms, so a change there means transforming again."""
+    state, seen = [], set()
+    _collect_state(func, state, seen)
+    return state
+
+
+def same_state(a, b):
+    """Numbers compare by value, module constants (arrays) by kind: generated code takes
+    them as inputs; everything else by identity."""
+    return len(a) == len(b) and all(
+        fa is fb and na == nb and (va is vb or _same_number(va, vb) or _same_kind(va, vb))
+        for (fa, na, va), (fb, nb, vb) in zip(a, b))
+
+
+def _same_number(a, b):
+    return _is_plain_number(a) and _is_plain_number(b) and type(a) is type(b) and \
+        repr(a) == repr(b)
+
+
+def _same_kind(a, b):
+    if is_constant_container(a) and is_constant_container(b):
+        return constant_kind(a) == constant_kind(b)
+    return is_constant_array(a) and is_constant_array(b) and \
+        a.ndim == b.ndim and a.dtype == b.dtype
+
+
+def constant_kind(value):
+    """What generated code depends on in a module constant: an array's dtype and rank, a
+    container's structure and its leaves' kinds, a number's type."""
+    if is_constant_array(value):
+        return ("array", value.dtype.str, value.ndim)
+    if isinstance(value, dict):
+        return ("dict", tuple((k, constant_kind(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(constant_kind(v) for v in value))
+    return ("number", type(value).__name__)
+
+
+def functions_of(state):
+    """The functions a state covers."""
+    return list({id(f): f for f, _, _ in state}.values())
+
+
+def _collect_state(func, state, seen):
+    if id(func) in seen or not isinstance(func, types.FunctionType):
+        return
+    seen.add(id(func))
+    code = func.__code__
+    state.append((func, "__code__", code))
+    names = code_names(code)
+    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
+    modules = []
+    for name in names:
+        if name in cells:
+            try:
+                value = cells[name].cell_contents
+            except ValueError:  # not assigned yet
+                continue
+        elif name in func.__globals__:
+            value = func.__globals__[name]
+        else:
+            continue  # a builtin, a local or an attribute name
+        state.append((func, name, value))
+        if isinstance(value, types.ModuleType):
+            modules.append((name, value))
+        elif is_user_function(value):
+            _collect_state(value, state, seen)
+    for module_name, module in modules:  # `config.SCALE`, `helpers.f`
+        for name in names:
+            value = module.__dict__.get(name, _MISSING)
+            if _is_plain_number(value) or is_user_function(value) or \
+                    is_constant_array(value) or is_constant_container(value):
+                state.append((func, f"{module_name}.{name}", value))
+                _collect_state(value, state, seen)
+
+
+def code_names(code):
+    names = list(code.co_names) + list(code.co_freevars)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names += [n for n in code_names(const) if n not in names]
+    return names
+
+
+def _is_plain_number(value):
+    return isinstance(value, (numbers.Number, numpy.generic)) or value is None
+
+
+def _namespace(func):
+    namespace = dict(vars(builtins))
+    namespace.update(func.__globals__)
+    cells = func.__closure__ or ()
+    for name, cell in zip(func.__code__.co_freevars, cells):
+        try:
+            namespace[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the variable is not assigned yet
+            pass
+    return namespace
+
+
+def is_constant_array(value):
+    """A global generated code takes as an input (constants.py): a numeric NumPy array."""
+    return isinstance(value, numpy.ndarray) and value.dtype.kind in "biuf"
+
+
+def is_constant_container(value):
+    """A module-level tuple, list or dict (str keys) of numeric arrays and numbers, nested:
+    generated code takes its leaves as inputs (constants.py)."""
+    if isinstance(value, dict):
+        items = list(value.values())
+        if not all(isinstance(k, str) and k.isidentifier() for k in value):
+            return False
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        return False
+    return bool(items) and all(
+        is_constant_array(v) or is_constant_container(v) or
+        (isinstance(v, (numbers.Real, numpy.floating)) and not isinstance(v, (bool, numpy.bool_)))
+        for v in items)
+
+
+def is_user_function(obj):
+    return isinstance(obj, types.FunctionType) and obj.__name__ != "<lambda>"
+
+
+class Watch:
+    """A quick test, run on every call, that nothing a `global_state` covers was rebound:
+    identity checks only, no traversal. It also notices a global defined since under a name the
+    code read as a builtin. A failed test means "compare the states properly" (`same_state`
+    accepts an equal number), not necessarily "transform again"."""
+
+    def __init__(self, state):
+        self._checks = []   # (namespace or cell, key, value); key None: a cell's contents
+        modules = {(id(f), n): v for f, n, v in state if isinstance(v, types.ModuleType)}
+        for func, name, value in state:
+            if name == "__code__":
+                self._checks.append((func, "__code__", value))
+                cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+                for missing in code_names(func.__code__):
+                    if missing in cells:
+                        if _contents(cells[missing]) is _MISSING:  # not assigned yet
+                            self._checks.append((cells[missing], None, _MISSING))
+                    elif missing not in func.__globals__:
+                        self._checks.append((func.__globals__, missing, _MISSING))
+                continue
+            module_name, dot, attribute = name.partition(".")
+            if dot:
+                module = modules[(id(func), module_name)]
+                self._checks.append((module.__dict__, attribute, value))
+                continue
+            cell = dict(zip(func.__code__.co_freevars, func.__closure__ or ())).get(name)
+            self._checks.append((cell, None, value) if cell is not None else
+                                (func.__globals__, name, value))
+
+    def unchanged(self):
+        for holder, key, value in self._checks:
+            if key is None:
+                current = _contents(holder)
+            elif key == "__code__":
+                current = holder.__code__
+            else:
+                current = holder.get(key, _MISSING)
+            if current is not value:
+                return False
+        return True
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # not assigned yet
+        return _MISSING

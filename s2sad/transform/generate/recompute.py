@@ -1,0 +1,172 @@
+"""What the backward sweep computes again instead of keeping (part of saves.py, whose `Saves`
+it is a base of): a value from those it can read where it needs it, a loop's range from
+values that do not change, an int counter by undoing its step, and an element read in place
+where its array is kept at its writes instead (Tapenade's to-be-recorded, Enzyme's cache or
+recompute with a simple cost rule: recompute what is cheap, keep a value where it changes).
+
+    _t4 = j + 1                          # recomputed before the backward loop over i
+    for i in range(_t4, d):              #   for i in range(d - 1, j, -1):
+        s = s + W[r, i] * h[i]           # h[i] read in place: h is kept where it is written,
+    count = count + 1                    # once per (t, i), not once per (t, r, i); `count`
+                                         # put back as `count = count - 1`
+"""
+import gast
+
+from .. import nodes
+from ..analysis import activity, kinds
+from .tape import walk
+
+_RECOMPUTED = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript)
+_CHEAP_CALLS = (abs, min, max)   # calls on numbers cheaper to compute again than to keep
+
+
+class Recomputing:
+    """The recomputation half of `saves.Saves` (which provides the analyses it asks:
+    `_stable`, `_maintained`, `definitions`, `loops_around`, `kept_before`, ...)."""
+
+    def _recomputation_kept(self, name, region, readers):
+        """`_recomputation`, with the writes into arrays it reads in place kept (see
+        `_put_back_at_writes`) when it is taken."""
+        self.pending = []
+        code = self._recomputation(name, region, readers)
+        if code is not None:
+            for write, array in self.pending:
+                if (id(write), array) not in self.kept_before:
+                    self._save_before(write, array, self.region_of[id(write)])
+        self.pending = []
+        return code
+
+
+    def _recomputation(self, name, region, readers, budget=4):
+        """Statements recomputing `name` in the backward sweep, if that is cheap: `name` is
+        assigned once in the function, inside the loop `region`, by a number, an index (an
+        element or a view) or scalar arithmetic, `abs`, `min`, `max` or a comparison on stable
+        names (`_stable`), on numbers the backward sweep puts back anyway (`_maintained`:
+        `_t1 = beta * u` with `u` kept) or on names that are themselves recomputed so (at most
+        `budget` statements in all); or the shape of a stable array. Else None."""
+        definitions = self.definitions.get(name, [])
+        if region is None or len(definitions) != 1 or budget == 0:
+            return None
+        statement = definitions[0]
+        value = statement.value
+        cheap_call = isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) in \
+            _CHEAP_CALLS and not value.keywords and \
+            kinds.known(value, statement.s2sad_scalars, statement.s2sad_ints)[0]
+        number = isinstance(value, gast.Constant) and type(value.value) in (int, float) or \
+            isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size") and \
+            isinstance(value.value, gast.Name)  # numbers, or a tuple of them: `A.shape`
+        if self.region_of[id(statement)] is not region or not (cheap_call or number or
+                                                                isinstance(value, _RECOMPUTED)) \
+                or not isinstance(statement.targets[0], gast.Name):
+            return None
+        arrays = not isinstance(value, gast.Subscript) and not (cheap_call or number) and \
+            kinds.rank_of(value, statement.s2sad_scalars, statement.s2sad_ints,
+                          getattr(statement, "s2sad_ranks", {})) != 0
+        if arrays and not isinstance(value, (gast.BinOp, gast.UnaryOp)) or \
+                isinstance(getattr(value, "op", None), gast.MatMult):
+            return None
+        code = []
+        for operand in sorted(activity.names_read(value)):
+            if self._stable(operand, statement) or \
+                    self._maintained(operand, statement, readers) or \
+                    isinstance(value, gast.Subscript) and operand == nodes.root_name(value) and \
+                    self._put_back_at_writes(operand, statement, readers):
+                continue
+            before = self._recomputation(operand, region, readers, budget - 1 - len(code))
+            if before is None:
+                return None
+            code += [s for s in before if s not in code]
+        if arrays and not all(isinstance(s.value, gast.Subscript) for s in code):
+            return None  # arithmetic on arrays: one pass either way, recomputed or copied, but
+            # not more (`x - means[k]` is recomputed, without the memory of a kept copy)
+        return code + [nodes.assign(name, nodes.clone(value))]
+
+
+    def _put_back_at_writes(self, array, definition, readers):
+        """Whether the element `array[...]` that `definition` reads can be read again in place
+        by the backward blocks of `readers`, with the old elements kept where the loop writes
+        into it (Tapenade's to-be-recorded, at the loop where the value changes): an LSTM's
+        state `h`, read in an inner loop once per (t, r, j) but written once per (t, j), is kept
+        once per write. Taken when every write into `array` from the loop `definition` is in
+        on (`h[j] = ...`; no other name may hold it, no callee writes into it) is kept already
+        or sits in fewer loops than `definition`, and nothing writes into it between
+        `definition` and each reader. The writes to keep go to `self.pending`."""
+        region = self.region_of[id(definition)]
+        if region is None or array in self.sharing or self.callee_writes or \
+                array not in self.written:
+            return False
+        block, start = self.position[id(definition)]
+        for reader in readers:
+            other, end = self.position.get(id(reader), (None, None))
+            if other is not block or end < start or any(
+                    array in self.defined_by(s) for s in walk(block[start + 1:end + 1])):
+                return False
+        depth = len(self.loops_around[id(definition)])
+        writes = [w for w in self.definitions.get(array, ())
+                  if self.top[id(w)] >= self.top[id(region)]]
+        for write in writes:
+            if activity.written_array(write) != array or \
+                    (id(write), array) not in self.kept_before and \
+                    len(self.loops_around[id(write)]) >= depth:
+                return False
+        self.pending.extend((write, array) for write in writes)
+        return True
+
+
+    def _read_deeper_than_written(self, name):
+        """Whether `name` is assigned once, an element of an array (`_t11 = h[j]`) read in more
+        loops than any statement writing into that array."""
+        definitions = self.definitions.get(name, ())
+        if len(definitions) != 1 or not isinstance(definitions[0], gast.Assign) or \
+                not isinstance(definitions[0].value, gast.Subscript):
+            return False
+        array = nodes.root_name(definitions[0].value)
+        depth = len(self.loops_around[id(definitions[0])])
+        return array in self.written and all(
+            len(self.loops_around[id(w)]) < depth for w in self.definitions.get(array, ()))
+
+
+    def _inverse(self, statement, name):
+        """`n = n - e` for a statement `n = n + e` (or the other way round; `n = _t5` with
+        `_t5 = n + e` just before it, as ANF writes `n += e`) of ints with `e` stable there: a
+        counter (`idx += 1`) is put back by undoing its step, not kept."""
+        if not isinstance(statement, gast.Assign) or activity.targets(statement) != {name} or \
+                name not in statement.s2sad_ints:
+            return None
+        value, at = statement.value, statement
+        if isinstance(value, gast.Name) and len(self.definitions.get(value.id, ())) == 1:
+            at = self.definitions[value.id][0]  # `_t5 = n + e`, right before
+            block, k = self.position[id(statement)]
+            if k == 0 or block[k - 1] is not at:
+                return None
+            value = at.value
+        if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
+                and isinstance(value.left, gast.Name) and value.left.id == name and
+                name not in nodes.names(value.right) and
+                kinds.known(value.right, at.s2sad_scalars, at.s2sad_ints)[1] and
+                self.stable_expression(value.right, at)):
+            return None
+        undo = gast.Sub() if isinstance(value.op, gast.Add) else gast.Add()
+        return nodes.assign(name, gast.BinOp(nodes.name(name), undo, nodes.clone(value.right)))
+
+    def bound_recomputation(self, loop):
+        """`_t4 = j + 1` for `for i in range(_t4, d)` in a loop over j: the names of a `for`
+        loop's range that are not stable, computed again from stable ones (`_recomputation`)
+        where the backward loop starts, so that it runs the range again instead of keeping the
+        range's start and trip count at each trip of the loops around. None if some name is
+        neither stable nor so computed, or all are stable."""
+        if not isinstance(loop, gast.For) or self.region_of.get(id(loop)) is None:
+            return None
+        key = ("bounds again", id(loop))
+        if key not in self.recorded:
+            code = []
+            for name in sorted(activity.names_read(loop.iter)):
+                if self._stable(name, loop):
+                    continue
+                again = self._recomputation_kept(name, self.region_of[id(loop)], [loop])
+                if again is None:
+                    code = None
+                    break
+                code += [s for s in again if s not in code]
+            self.recorded[key] = code or None
+        return self.recorded[key]
