@@ -15,7 +15,7 @@ LAYERS = ["s2sad", "s2sad.tools", "s2sad.api", "s2sad.transform", "s2sad.templat
 # before it and the shared helpers; the helpers import only each other; pipeline.py, which runs
 # the stages, imports anything.
 STAGES = ["front", "analysis", "generate", "tidy", "emit"]
-SHARED = {"nodes", "naming", "template"}
+SHARED = {"nodes", "naming", "template", "facts"}
 TRANSFORM = "s2sad.transform"
 
 

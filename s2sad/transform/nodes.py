@@ -210,7 +210,7 @@ def dotted_parts(node):
 
 def clone(node):
     """A deep copy of a gast tree that keeps positions and s2sad annotations (referenced
-    objects such as `s2sad_ref` functions are shared, not copied, and so are the context and
+    objects such as `facts.REF` functions are shared, not copied, and so are the context and
     operator leaves, which have no fields to change)."""
     if isinstance(node, list):
         return [clone(n) for n in node]

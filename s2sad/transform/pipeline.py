@@ -26,6 +26,7 @@ from s2sad.errors import ArgumentError, Diagnostic, InternalError, S2sadError, U
 from s2sad.runtime import cache
 from s2sad.version import __version__
 
+from . import facts
 from . import nodes
 from .front import (
     container_arguments,
@@ -228,8 +229,8 @@ def _prepare(func, kinds=NO_KINDS):
     own = [a.id for a in resolve.parameters(source.tree.args)]
     leaves, specialised = containers.scalarize(source, structures, constants.containers(func))
     if specialised:  # calls passing containers now call copies specialised on them
-        called = {getattr(n, "s2sad_ref", None) for n in nodes.walk(source.tree)
-                  if isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)}
+        called = {facts.REF.of(n) for n in nodes.walk(source.tree)
+                  if isinstance(n, gast.Call) and facts.USER.of(n)}
         callees = {name: f for name, f in {**callees, **specialised}.items() if f in called}
     return source, callees, resolution.externals, {leaf: p for p in own
                                                     for leaf in leaves.get(p, [p])}
@@ -254,8 +255,8 @@ def _external_bindings(externals, function=None):
     wanted = dict(externals)
     if function is not None:
         for node in nodes.walk(function):
-            if getattr(node, "s2sad_external", None) is not None:
-                wanted.setdefault(node.id, (node.s2sad_external, None))
+            if facts.EXTERNAL.of(node) is not None:
+                wanted.setdefault(node.id, (facts.EXTERNAL.of(node), None))
     out = []
     for name, (func, location) in wanted.items():
         if resolve.is_user_function(func):
@@ -393,8 +394,8 @@ def _primal(func):
         # different layouts
         exits.single_exit(source.tree, Namer(_all_names(source.tree) | RESERVED))
         for loop in nodes.walk(source.tree):
-            if getattr(loop, "s2sad_exits", None):  # (the forward sweep adds these itself)
-                loop.body.append(checkpoint.exit_test(loop.s2sad_exits))
+            if facts.EXITS.of(loop):  # (the forward sweep adds these itself)
+                loop.body.append(checkpoint.exit_test(facts.EXITS.of(loop)))
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
     bindings += _external_bindings(externals)
     python_only = _python_only(source, bindings)
@@ -419,7 +420,7 @@ def _python_only(source, bindings):
     `numba=False`: the whole gradient then runs as Python."""
     found = []
     for node in nodes.walk(source.tree):
-        rule = templates.rule_for(getattr(node, "s2sad_ref", None))
+        rule = templates.rule_for(facts.REF.of(node))
         if rule is not None and not rule.numba:
             found.append(".".join(nodes.dotted_parts(node.func) or ["?"]))
     for _, generated in bindings:

@@ -32,6 +32,7 @@ import gast
 from s2sad import templates
 from s2sad.errors import Diagnostic, Location, TemplateError
 
+from . import facts
 from . import nodes
 
 TEMPLATE_MODULES = {"numpy", "math", "rt"}
@@ -253,7 +254,7 @@ def _load(function, tangent):
                     node.id not in arguments | {result, "d"} | TEMPLATE_MODULES:
                 helper = function.__globals__.get(node.id)
                 if callable(helper) and not isinstance(helper, (type, types.ModuleType)):
-                    node.s2sad_external = helper  # a function of the template's module
+                    facts.EXTERNAL.put(node, helper)  # a function of the template's module
                 else:
                     problem(node, f"unknown name '{node.id}'")
         found.append((name, statement.value))
@@ -337,7 +338,7 @@ def operation_name(value):
 
 def bind_positional(call):
     """The call's arguments in parameter order, defaults filled in as literals."""
-    signature = inspect.signature(call.s2sad_ref)
+    signature = inspect.signature(facts.REF.of(call))
     bound = signature.bind(*call.args, **{k.arg: k.value for k in call.keywords})
     bound.apply_defaults()
     args = []

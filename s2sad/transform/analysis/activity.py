@@ -15,18 +15,19 @@ end of a loop body is varied at its head.
         return y
 
 Annotations, on every ANF statement:
-- `s2sad_varied`: the varied names it reads; `s2sad_active`: whether it gets an adjoint (for an
+- `facts.VARIED`: the varied names it reads; `facts.ACTIVE`: whether it gets an adjoint (for an
   `if` or a loop: whether anything inside does, or kills);
-- `s2sad_kills`, on an inactive assignment: the names it assigns whose adjoint may be nonzero
+- `facts.KILLS`, on an inactive assignment: the names it assigns whose adjoint may be nonzero
   after it; the backward sweep drops them there (the old values get no gradient from later);
-- `s2sad_live`: names varied and useful just before it (a loop: at its head), whose adjoints the
+- `facts.LIVE`: names varied and useful just before it (a loop: at its head), whose adjoints the
   backward sweep must carry across it;
-- `s2sad_defined` / `s2sad_maybe`: names certainly / possibly assigned before it (a value can be
+- `facts.DEFINED` / `facts.MAYBE`: names certainly / possibly assigned before it (a value can be
   saved only where it exists).
 An in-place write `a[i] = v` makes `a` varied when `v` is, and never kills `a`.
 """
 import gast
 
+from .. import facts
 from .. import nodes
 
 from s2sad import templates
@@ -51,7 +52,7 @@ def _varied_block(statements, varied):
 
 def _varied(statement, varied):
     if isinstance(statement, gast.If):
-        statement.s2sad_varied_head = set(varied)
+        facts.VARIED_HEAD.put(statement, set(varied))
         return _varied_block(statement.body, varied) | _varied_block(statement.orelse, varied)
     if isinstance(statement, (gast.For, gast.While)):
         counter = loop_target(statement)
@@ -59,24 +60,24 @@ def _varied(statement, varied):
         while True:
             out = _varied_block(statement.body, head) - counter
             if out <= head:
-                statement.s2sad_varied_head = head
+                facts.VARIED_HEAD.put(statement, head)
                 return head
             head = head | out
     reads = names_read(statement.value)
-    statement.s2sad_varied = reads & varied
-    carries = bool(statement.s2sad_varied) and propagates(statement.value) and \
-        not getattr(statement, "s2sad_cut", None)  # a write into an integer array (clogs.py)
+    facts.VARIED.put(statement, reads & varied)
+    carries = bool(facts.VARIED.of(statement)) and propagates(statement.value) and \
+        not facts.CUT.of(statement)  # a write into an integer array (clogs.py)
     varied = set(varied)
     if isinstance(statement, gast.Return):
         return varied
     array = written_array(statement)
     if array is not None:
-        carries = carries or (array in varied and not getattr(statement, "s2sad_cut", None))
+        carries = carries or (array in varied and not facts.CUT.of(statement))
         (varied.add if carries else varied.discard)(array)
     else:
         for target in targets(statement):
             (varied.add if carries else varied.discard)(target)
-    statement.s2sad_result_varied = carries
+    facts.RESULT_VARIED.put(statement, carries)
     return varied
 
 
@@ -91,8 +92,8 @@ def _useful_block(statements, useful):
 def _useful(statement, useful):
     if isinstance(statement, gast.If):
         before = _useful_block(statement.body, useful) | _useful_block(statement.orelse, useful)
-        statement.s2sad_active = _any_active(statement.body + statement.orelse)
-        statement.s2sad_live = before & statement.s2sad_varied_head
+        facts.ACTIVE.put(statement, _any_active(statement.body + statement.orelse))
+        facts.LIVE.put(statement, before & facts.VARIED_HEAD.of(statement))
         return before
     if isinstance(statement, (gast.For, gast.While)):
         head = set(useful)
@@ -101,31 +102,31 @@ def _useful(statement, useful):
             if before <= head:
                 break
             head = head | before
-        statement.s2sad_active = _any_active(statement.body)
-        statement.s2sad_live = head & statement.s2sad_varied_head
+        facts.ACTIVE.put(statement, _any_active(statement.body))
+        facts.LIVE.put(statement, head & facts.VARIED_HEAD.of(statement))
         return head
     if isinstance(statement, gast.Return):
-        statement.s2sad_active = bool(statement.s2sad_varied)
+        facts.ACTIVE.put(statement, bool(facts.VARIED.of(statement)))
         return useful | names_read(statement.value)
     useful = set(useful)
     array = written_array(statement)
     if array is not None:  # a partial write: `array` stays useful as it was
-        statement.s2sad_active = statement.s2sad_result_varied and array in useful
+        facts.ACTIVE.put(statement, facts.RESULT_VARIED.of(statement) and array in useful)
     else:
         assigned = targets(statement)
-        statement.s2sad_active = statement.s2sad_result_varied and bool(assigned & useful)
-        if not statement.s2sad_active:  # its targets' later adjoints must not reach old values
-            statement.s2sad_kills = assigned & useful
+        facts.ACTIVE.put(statement, facts.RESULT_VARIED.of(statement) and bool(assigned & useful))
+        if not facts.ACTIVE.of(statement):  # its targets' later adjoints must not reach old values
+            facts.KILLS.put(statement, assigned & useful)
         useful -= assigned
-    if statement.s2sad_active:
-        useful |= statement.s2sad_varied
+    if facts.ACTIVE.of(statement):
+        useful |= facts.VARIED.of(statement)
     return useful
 
 
 def _any_active(statements):
     """Whether a branch or loop body has work in the backward sweep: an adjoint block, or an
     adjoint to drop where a name gets a value without gradient (`if c: s = 0.0`)."""
-    return any(getattr(s, "s2sad_active", False) or getattr(s, "s2sad_kills", None)
+    return any(facts.ACTIVE.of(s) or facts.KILLS.of(s)
                for s in statements)
 
 
@@ -138,7 +139,8 @@ def _defined_block(statements, defined, maybe):
 
 
 def _defined(statement, defined, maybe):
-    statement.s2sad_defined, statement.s2sad_maybe = frozenset(defined), frozenset(maybe)
+    facts.DEFINED.put(statement, frozenset(defined))
+    facts.MAYBE.put(statement, frozenset(maybe))
     if isinstance(statement, gast.If):
         d1, m1 = _defined_block(statement.body, defined, maybe)
         d2, m2 = _defined_block(statement.orelse, defined, maybe)
@@ -151,7 +153,7 @@ def _defined(statement, defined, maybe):
             if out <= head:
                 break
             head |= out
-        statement.s2sad_maybe = frozenset(head - counter)
+        facts.MAYBE.put(statement, frozenset(head - counter))
         _defined_block(statement.body, defined | counter, head)  # final annotations
         return set(defined), head
     if isinstance(statement, gast.Return) or written_array(statement) is not None:
@@ -224,7 +226,7 @@ def propagates(value):
             isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not)):
         return False
     if isinstance(value, gast.Call):
-        rule = templates.rule_for(getattr(value, "s2sad_ref", None))
+        rule = templates.rule_for(facts.REF.of(value))
         return rule is None or rule.kind != "nondifferentiable"
     if isinstance(value, gast.BinOp) and isinstance(value.op, gast.FloorDiv):
         return False  # piecewise constant

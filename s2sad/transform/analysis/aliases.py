@@ -19,6 +19,7 @@ import numpy
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
+from .. import facts
 from ..front import normalize
 from . import activity, callee_writes, kinds
 
@@ -71,15 +72,14 @@ class _Sharing:
                 head = merged
         if not isinstance(statement, gast.Assign) or normalize.is_hook(statement):
             return shares
-        if isinstance(statement.value, gast.Call) and getattr(statement.value, "s2sad_user",
-                                                              False):
+        if isinstance(statement.value, gast.Call) and facts.USER.of(statement.value):
             self._check_call(statement, shares)
         array = activity.written_array(statement)
         if array is not None:
             self._check_write(statement, array, shares)
             return shares
-        if getattr(statement, "s2sad_in_place", False) and \
-                getattr(statement, "s2sad_ranks", {}).get(statement.targets[0].id, 0) >= 1:
+        if facts.IN_PLACE.of(statement) and \
+                facts.RANKS.of(statement, {}).get(statement.targets[0].id, 0) >= 1:
             self._check_write(statement, statement.targets[0].id, shares)
             return shares   # `a += b` on an array: a still holds the same array
         for target in activity.targets(statement):
@@ -87,10 +87,10 @@ class _Sharing:
         return shares
 
     def _check_write(self, statement, array, shares):
-        later = getattr(statement, "s2sad_live_after", set())
+        later = facts.LIVE_AFTER.of(statement, set())
         others = sorted(n for n in shares.get(array, ())
                         if n in later and n in self.user_names)
-        origin = getattr(statement, "s2sad_origin", statement)
+        origin = facts.ORIGIN.of(statement, statement)
         if not others or id(origin) in self.reported:
             return
         self.reported.add(id(origin))
@@ -108,10 +108,10 @@ class _Sharing:
     def _check_call(self, statement, shares):
         """A function of yours that writes into an array argument writes into the caller's
         array: an error when the caller reads it (or a name sharing it) afterwards."""
-        call, later = statement.value, getattr(statement, "s2sad_live_after", set())
-        scalars = getattr(statement, "s2sad_scalars", frozenset())
-        callee = call.s2sad_ref
-        ranks = getattr(statement, "s2sad_ranks", {})
+        call, later = statement.value, facts.LIVE_AFTER.of(statement, set())
+        scalars = facts.SCALARS.of(statement, frozenset())
+        callee = facts.REF.of(call)
+        ranks = facts.RANKS.of(statement, {})
         for index, (where, parameter, least) in sorted(
                 callee_writes.written_parameters(callee).items()):
             if index >= len(call.args) or not isinstance(call.args[index], gast.Name):
@@ -121,7 +121,7 @@ class _Sharing:
                 continue  # a number, or indexed down to one: the callee's own copy
             others = sorted(n for n in {argument} | set(shares.get(argument, ()))
                             if n in later and n in self.user_names and n not in scalars)
-            origin = getattr(statement, "s2sad_origin", statement)
+            origin = facts.ORIGIN.of(statement, statement)
             if not others or (id(origin), index) in self.reported:
                 continue
             self.reported.add((id(origin), index))
@@ -152,7 +152,7 @@ def _shared_source(statement, written):
     if isinstance(value, gast.Attribute) and value.attr == "T" and \
             isinstance(value.value, gast.Name):
         return value.value.id
-    if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) in VIEWS and \
+    if isinstance(value, gast.Call) and facts.REF.of(value) in VIEWS and \
             value.args and isinstance(value.args[0], gast.Name):
         return value.args[0].id
     return None
@@ -163,7 +163,7 @@ def _may_be_view(statement, subscript, written_into):
     the array's rank is not known); an index that may be an array of ints copies."""
     parts = subscript.slice.elts if isinstance(subscript.slice, gast.Tuple) else \
         [subscript.slice]
-    ints = getattr(statement, "s2sad_ints", frozenset())
+    ints = facts.INTS.of(statement, frozenset())
     for part in parts:
         if isinstance(part, gast.Slice) or (isinstance(part, gast.Constant) and
                                             (part.value is None or part.value is Ellipsis)):
@@ -173,9 +173,9 @@ def _may_be_view(statement, subscript, written_into):
             return False  # maybe an array of indices: a copy
     if written_into or any(isinstance(p, gast.Slice) for p in parts):
         return True  # (a name written into holds an array, not one element)
-    rank = getattr(statement, "s2sad_ranks", {}).get(subscript.value.id)
+    rank = facts.RANKS.of(statement, {}).get(subscript.value.id)
     return rank is not None and kinds.indexed_rank(
-        rank, subscript.slice, statement.s2sad_scalars, ints) not in (0, None)
+        rank, subscript.slice, facts.SCALARS.of(statement), ints) not in (0, None)
 
 
 def _bind(shares, target, source):
@@ -196,7 +196,7 @@ def _union(a, b):
 # ---- which names are read later: a backward pass --------------------------------------------
 
 def _live(statements, after):
-    """Names read after each statement (on some path), marked as `s2sad_live_after` on
+    """Names read after each statement (on some path), marked as `facts.LIVE_AFTER` on
     assignments; returns the names live before `statements`."""
     live = set(after)
     for statement in reversed(statements):
@@ -217,7 +217,7 @@ def _live_one(statement, after):
             if inside <= head:
                 return head
             head |= inside
-    statement.s2sad_live_after = frozenset(after)
+    facts.LIVE_AFTER.put(statement, frozenset(after))
     if isinstance(statement, gast.Return):
         return after | activity.names_read(statement.value)
     if not isinstance(statement, gast.Assign):

@@ -29,6 +29,7 @@ from s2sad import templates
 from s2sad.errors import Diagnostic
 from s2sad.runtime import rt
 
+from .. import facts
 from .. import nodes, template
 from . import activity
 
@@ -44,7 +45,7 @@ STOP_FIX = "or wrap it in s2sad.stop_gradient(...) to say the cut is intended (w
 
 
 def mark_integer_writes(body):
-    """Before activity analysis: mark `a[i] = v` into arrays of an integer dtype (`s2sad_cut`),
+    """Before activity analysis: mark `a[i] = v` into arrays of an integer dtype (`facts.CUT`),
     so no gradient is pretended to flow through the truncated value."""
     _IntegerArrays().block(body)
 
@@ -63,7 +64,7 @@ def zero_gradients(source, wrt, useful_at_entry):
     for name in wrt:
         if name in useful_at_entry:
             continue
-        what = getattr(params[name], "s2sad_path", name)  # a container's leaf: its path
+        what = facts.PATH.of(params[name], name)  # a container's leaf: its path
         out.append(Diagnostic(
             source.loc(params[name]), f"the gradient w.r.t. '{what}' is identically zero: the "
             "output does not depend on it",
@@ -99,7 +100,7 @@ class _IntegerArrays:
         array = activity.written_array(statement)
         if array is not None:
             if array in self.names:
-                statement.s2sad_cut = "integer"
+                facts.CUT.put(statement, "integer")
             return
         integer = self.integer(statement.value)
         for target in activity.targets(statement):
@@ -110,7 +111,7 @@ class _IntegerArrays:
             return value.id in self.names
         if not isinstance(value, gast.Call):
             return False
-        ref = getattr(value, "s2sad_ref", None)
+        ref = facts.REF.of(value)
         if ref is numpy.copy:
             return self.integer(value.args[0])
         if ref not in INT_MAKERS:
@@ -173,8 +174,8 @@ class _Finder:
 
     def statement(self, statement, discrete):
         value = statement.value
-        varied = self._inputs(statement.s2sad_varied)
-        if getattr(statement, "s2sad_result_varied", False):
+        varied = self._inputs(facts.VARIED.of(statement))
+        if facts.RESULT_VARIED.of(statement):
             written = {activity.written_array(statement)} - {None}
             for target in activity.targets(statement) | written:
                 self.inputs.setdefault(target, set()).update(varied)
@@ -182,7 +183,7 @@ class _Finder:
             elements = value.elts if isinstance(value, gast.Tuple) else [value]
             self._numbers(elements, discrete, statement, "returned")
             return
-        if getattr(statement, "s2sad_cut", None) == "integer" and varied:
+        if facts.CUT.of(statement) == "integer" and varied:
             return self._integer_write(statement, varied)
         if activity.written_array(statement) is not None:
             return
@@ -214,7 +215,7 @@ class _Finder:
         return None
 
     def _call(self, statement, call, varied, discrete):
-        rule = templates.rule_for(getattr(call, "s2sad_ref", None))
+        rule = templates.rule_for(facts.REF.of(call))
         if rule is None:
             return None
         if rule.kind == "nondifferentiable":
@@ -248,7 +249,7 @@ class _Finder:
         if not varied or set(activity.targets(statement)) & self.stopped:
             return
         names = _quoted(varied)
-        alternative = ALTERNATIVES.get(getattr(node, "s2sad_ref", None))
+        alternative = ALTERNATIVES.get(facts.REF.of(node))
         fix = f"{alternative}, {STOP_FIX}" if alternative else \
             f"use a differentiable alternative, {STOP_FIX}"
         located = node if hasattr(node, "lineno") else statement  # ANF operators have none
@@ -307,7 +308,7 @@ def _differentiable_arguments(rule, call):
 
 def _stop_gradient_args(statement):
     value = getattr(statement, "value", None)
-    if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) is rt.stop_gradient:
+    if isinstance(value, gast.Call) and facts.REF.of(value) is rt.stop_gradient:
         return [a for a in value.args if isinstance(a, gast.Name)]
     return []
 
@@ -317,7 +318,7 @@ def _operands(value):
 
 
 def _label(node):
-    if getattr(node, "s2sad_ref", None) is rt.item:
+    if facts.REF.of(node) is rt.item:
         return ".item()"
     if isinstance(node, gast.Call):
         return ".".join(nodes.dotted_parts(node.func) or ["the call"])

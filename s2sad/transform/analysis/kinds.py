@@ -16,6 +16,7 @@ import numpy
 
 from s2sad.runtime import rt
 
+from .. import facts
 from .. import nodes
 from ..front import normalize
 from . import activity, result_ranks
@@ -38,9 +39,9 @@ def is_elementwise(ref):
 
 
 def mark(statements, scalars, ints, ranks=(), results=None):
-    """Annotate each simple statement with what is known before it: `s2sad_scalars`,
-    `s2sad_ints` (sets of names) and `s2sad_ranks` (name -> ndim of an array); an `if` or a
-    loop with the scalars known after it (`s2sad_scalars_after`). `ranks`: the
+    """Annotate each simple statement with what is known before it: `facts.SCALARS`,
+    `facts.INTS` (sets of names) and `facts.RANKS` (name -> ndim of an array); an `if` or a
+    loop with the scalars known after it (`facts.SCALARS_AFTER`). `ranks`: the
     parameters' (name, ndim) pairs. `results(call, statement)`: what a call of a user function
     returns, as `kind_of` says it (returns.py). Returns what is known after `statements`."""
     shapes = {name: object() for name in sorted(_parameter_like(statements))}
@@ -71,7 +72,7 @@ def _mark(statements, scalars, ints, ranks, results, bound=None, shapes=None):
             ints = (i1 & i2) | (i1 - b2) | (i2 - b1)
             ranks, shapes = _merged(r1, r2, b1, b2), _merged(h1, h2, b1, b2)
             bound |= b1 | b2
-            statement.s2sad_scalars_after = frozenset(scalars)
+            facts.SCALARS_AFTER.put(statement, frozenset(scalars))
             continue
         if isinstance(statement, (gast.For, gast.While)):
             counter = activity.loop_target(statement)
@@ -89,16 +90,17 @@ def _mark(statements, scalars, ints, ranks, results, bound=None, shapes=None):
                 scalars, ints, ranks = scalars & end_s, ints & end_i, _agreeing(ranks, end_r)
             bound |= inside
             # first bound inside: after the loop, unbound (no trip) or of the kind it ends with
-            statement.s2sad_scalars_after = frozenset(scalars | (end_s - before - counter))
+            facts.SCALARS_AFTER.put(statement, frozenset(scalars | (end_s - before - counter)))
             continue
-        statement.s2sad_scalars, statement.s2sad_ints = frozenset(scalars), frozenset(ints)
-        statement.s2sad_ranks = dict(ranks)
-        statement.s2sad_shapes = dict(shapes)
+        facts.SCALARS.put(statement, frozenset(scalars))
+        facts.INTS.put(statement, frozenset(ints))
+        facts.RANKS.put(statement, dict(ranks))
+        facts.SHAPES.put(statement, dict(shapes))
         if isinstance(statement, gast.Return) or activity.written_array(statement):
             continue
         value = statement.value
         if results is not None and isinstance(value, gast.Call) and \
-                getattr(value, "s2sad_user", False):
+                facts.USER.of(value):
             scalar, integer, rank = results(value, statement)
         else:
             scalar, integer, rank = kind_of(value, scalars, ints, ranks)
@@ -134,8 +136,8 @@ def _shape_class(value, scalars, shapes):
     elif isinstance(value, gast.BinOp) and not isinstance(value.op, gast.MatMult):
         operands = [value.left, value.right]
     elif isinstance(value, gast.Call) and not value.keywords and value.args and (
-            is_elementwise(getattr(value, "s2sad_ref", None)) or
-            getattr(value, "s2sad_ref", None) in SAME_RANK):
+            is_elementwise(facts.REF.of(value)) or
+            facts.REF.of(value) in SAME_RANK):
         operands = value.args
     else:
         return None
@@ -149,10 +151,10 @@ def _shape_class(value, scalars, shapes):
 def same_shape(argument, others, statement):
     """Whether `argument` has the shape of the broadcast of itself and `others` (each a known
     scalar or of argument's shape class): its gradient then needs no `rt.unbroadcast`."""
-    shapes = getattr(statement, "s2sad_shapes", {})
+    shapes = facts.SHAPES.of(statement, {})
     if not isinstance(argument, gast.Name) or shapes.get(argument.id) is None:
         return False
-    return all(is_scalar(o, statement.s2sad_scalars) or
+    return all(is_scalar(o, facts.SCALARS.of(statement)) or
                (isinstance(o, gast.Name) and shapes.get(o.id) is shapes[argument.id])
                for o in others)
 
@@ -161,7 +163,7 @@ def stable_shapes(statements):
     """{name: shape class} for the parameters never rebound and the names assigned once, at the
     top level (not in a branch or a loop), of marked `statements` ending in their `return`:
     what generated code may rely on everywhere."""
-    final = getattr(statements[-1], "s2sad_shapes", {}) if statements else {}
+    final = facts.SHAPES.of(statements[-1], {}) if statements else {}
     stores = {}
     for statement in statements:
         for node in nodes.walk(statement):
@@ -197,20 +199,20 @@ def _agreeing(a, b):
 
 
 def full_reduction(call):
-    return getattr(call, "s2sad_ref", None) in FULL_REDUCTIONS and \
-        len(call.args) == (2 if call.s2sad_ref is numpy.vdot else 1) and \
+    return facts.REF.of(call) in FULL_REDUCTIONS and \
+        len(call.args) == (2 if facts.REF.of(call) is numpy.vdot else 1) and \
         all(k.arg in ("ddof", "dtype") for k in call.keywords)
 
 
 def known(value, scalars, ints):
     """(is a known scalar, is a known int) for one ANF operation."""
-    if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) is rt.grad_of:
+    if isinstance(value, gast.Call) and facts.REF.of(value) is rt.grad_of:
         return known(value.args[0], scalars, ints)  # an identity (grad_of)
     if isinstance(value, gast.Call):
         head = (nodes.dotted_parts(value.func) or [None])[0]
         integer = head in ("int", "len")
-        elementwise = is_elementwise(getattr(value, "s2sad_ref", None)) or \
-            getattr(value, "s2sad_ref", None) in (abs, min, max, round)
+        elementwise = is_elementwise(facts.REF.of(value)) or \
+            facts.REF.of(value) in (abs, min, max, round)
         scalar_args = bool(value.args) and not value.keywords and \
             all(is_scalar(a, scalars) for a in value.args)
         return head in ("math", "float", "int", "len") or (elementwise and scalar_args) or \
@@ -259,7 +261,7 @@ def rank_of(value, scalars, ints, ranks):
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         return indexed_rank(ranks.get(value.value.id), value.slice, scalars, ints)
     if isinstance(value, gast.Call):
-        ref = getattr(value, "s2sad_ref", None)
+        ref = facts.REF.of(value)
         if full_reduction(value):
             return 0
         if ref in ALLOCATORS and len(value.args) == 1 and not value.keywords:
@@ -318,8 +320,8 @@ def is_int(atom, ints):
 def of_call(parameter_names, args, statement):
     """The kinds of a user function's parameters at a call `statement` (a key of its generated
     code): (scalars, ints, (name, ndim) pairs of arrays)."""
-    known_scalars, known_ints = statement.s2sad_scalars, statement.s2sad_ints
-    ranks = getattr(statement, "s2sad_ranks", {})
+    known_scalars, known_ints = facts.SCALARS.of(statement), facts.INTS.of(statement)
+    ranks = facts.RANKS.of(statement, {})
     return (frozenset(n for n, a in zip(parameter_names, args) if is_scalar(a, known_scalars)),
             frozenset(n for n, a in zip(parameter_names, args) if is_int(a, known_ints)),
             frozenset((n, ranks[a.id]) for n, a in zip(parameter_names, args)

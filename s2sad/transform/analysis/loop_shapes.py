@@ -21,6 +21,7 @@ else is not shown, and keeps its list.
 import gast
 import numpy
 
+from .. import facts
 from . import activity, kinds
 
 
@@ -71,7 +72,7 @@ class LoopShapes:
         return shown
 
     def _value(self, node, statement):
-        scalars = getattr(statement, "s2sad_scalars", frozenset())
+        scalars = facts.SCALARS.of(statement, frozenset())
         if isinstance(node, gast.Constant):
             return True
         if isinstance(node, gast.Name):
@@ -87,7 +88,7 @@ class LoopShapes:
         if isinstance(node, gast.Call):
             if kinds.full_reduction(node):
                 return True
-            ref = getattr(node, "s2sad_ref", None)
+            ref = facts.REF.of(node)
             if ref in kinds.FULL_REDUCTIONS and len(node.args) == 1 and \
                     [k.arg for k in node.keywords] == ["axis"] and \
                     self._invariant(node.keywords[0].value):
@@ -103,7 +104,7 @@ class LoopShapes:
 
     def _product(self, node, statement):
         """`a @ b`: its shape is a's rows and b's columns; a vector operand contributes none."""
-        ranks = getattr(statement, "s2sad_ranks", {})
+        ranks = facts.RANKS.of(statement, {})
         rank = {id(o): ranks.get(o.id) if isinstance(o, gast.Name) else None
                 for o in (node.left, node.right)}
         if rank[id(node.left)] is None or rank[id(node.right)] is None:
@@ -114,7 +115,7 @@ class LoopShapes:
 
     def _index(self, index, statement):
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        ints = getattr(statement, "s2sad_ints", frozenset())
+        ints = facts.INTS.of(statement, frozenset())
         for part in parts:
             if isinstance(part, gast.Slice):
                 if not all(b is None or self._invariant(b) for b in

@@ -15,6 +15,7 @@ import gast
 
 from s2sad.errors import S2sadError
 
+from .. import facts
 from .. import nodes
 from ..front import exits, fence, normalize, parse, resolve
 from . import kinds
@@ -28,7 +29,7 @@ _busy = set()
 def of_call(call, statement):
     """(is a scalar, is an int, ndim or None) of what the user function `call` calls returns,
     with the argument kinds known at `statement`."""
-    func = getattr(call, "s2sad_ref", None)
+    func = facts.REF.of(call)
     if not resolve.is_user_function(func) or call.keywords:
         return UNKNOWN
     try:

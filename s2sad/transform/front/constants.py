@@ -23,6 +23,7 @@ import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
+from .. import facts
 from .. import nodes, template
 from . import container_arguments, parse
 from .resolve import code_names, is_constant_array, is_constant_container, is_user_function
@@ -165,8 +166,8 @@ def attach(source, names, callee_inputs):
         args.defaults = []
     copies = {}
     for call in nodes.walk(tree):
-        if isinstance(call, gast.Call) and getattr(call, "s2sad_user", False):
-            passed = callee_inputs.get(call.s2sad_ref, ())
+        if isinstance(call, gast.Call) and facts.USER.of(call):
+            passed = callee_inputs.get(facts.REF.of(call), ())
             if not passed:
                 continue
             try:  # every argument by position, defaults filled in, then the constants
@@ -175,8 +176,8 @@ def attach(source, names, callee_inputs):
                 continue  # a bad call: reported where it is differentiated
             call.keywords = []
             call.args += [gast.copy_location(nodes.name(n), call) for n in passed]
-            copies[call.s2sad_ref] = taking_constants(call.s2sad_ref, passed)
-            call.s2sad_ref = copies[call.s2sad_ref]
+            copies[facts.REF.of(call)] = taking_constants(facts.REF.of(call), passed)
+            facts.REF.put(call, copies[facts.REF.of(call)])
     return copies
 
 

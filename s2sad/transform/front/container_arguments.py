@@ -21,6 +21,7 @@ import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
+from .. import facts
 from . import container_values as values
 from .. import nodes
 from . import resolve
@@ -59,7 +60,7 @@ def expand(args, structures):
 
 def _leaf_parameter(leaf, path, like):
     node = gast.copy_location(gast.Name(leaf, gast.Param(), None, None), like)
-    node.s2sad_path = path  # for messages: params['W1'], not params_W1
+    facts.PATH.put(node, path)  # for messages: params['W1'], not params_W1
     return node
 
 
@@ -90,18 +91,18 @@ def check_no_fields_left(source):
 
 def fields_left(source):
     return [resolve.unknown_attribute(source, n) for n in nodes.walk(source.tree)
-            if getattr(n, "s2sad_field", False)]
+            if facts.FIELD.of(n)]
 
 
 # ---- calls passing containers ----------------------------------------------------------------
 
 def structures_of(func):
     """The structures a specialised copy was made for, () for any other function."""
-    return getattr(func, "s2sad_structures", ())
+    return facts.STRUCTURES.of(func)
 
 
 def original(func):
-    return getattr(func, "s2sad_original", func)
+    return facts.ORIGINAL.of(func, func)
 
 
 _copies = {}  # (function, structures) -> its specialised copy
@@ -122,22 +123,23 @@ def specialised(func, structures):
             parameters += [inspect.Parameter(leaf, parameter.kind)
                            for leaf in values.leaf_names(specs[parameter.name])]
         copy = _copies[key] = copy_function(func, _defaults_at_the_end(parameters),
-                                            s2sad_structures=structures)
+                                            structures=structures)
     return copy
 
 
-def copy_function(func, parameters, **attributes):
+def copy_function(func, parameters, structures=None):
     """A copy of `func` (same code, globals and closure: the same source to transform) whose
-    signature, for the stages that bind calls of it, has these `parameters`."""
+    signature, for the stages that bind calls of it, has these `parameters` (and whose
+    parameters given containers have these `structures`, when given)."""
     copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
                               func.__defaults__, func.__closure__)
     copy.__kwdefaults__ = func.__kwdefaults__
     copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
     copy.__signature__ = inspect.Signature(parameters)
-    copy.s2sad_original = original(func)
-    copy.s2sad_structures = structures_of(func)
-    for name, value in attributes.items():
-        setattr(copy, name, value)
+    facts.ORIGINAL.put(copy, original(func))
+    facts.STRUCTURES.put(copy, structures_of(func))
+    if structures is not None:
+        facts.STRUCTURES.put(copy, structures)
     return copy
 
 
@@ -211,7 +213,7 @@ def code_names(func):
 def pass_leaves(owner, call, like):
     """`g(params, x)`, `params` a container held now -> `g_0(params_W, params_b, x)`: `g_0`
     is g specialised on its structure (named in `owner.specialised`)."""
-    func = call.s2sad_ref
+    func = facts.REF.of(call)
     try:
         names = list(inspect.signature(func).parameters)
     except (TypeError, ValueError):
@@ -239,5 +241,5 @@ def pass_leaves(owner, call, like):
     call.args = args
     call.keywords = [gast.keyword(k.arg, owner.expression(k.value, like))
                      for k in call.keywords]
-    call.s2sad_ref = copy
+    facts.REF.put(call, copy)
     return call

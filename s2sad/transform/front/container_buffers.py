@@ -26,6 +26,7 @@ import numpy
 
 from s2sad.runtime import rt
 
+from .. import facts
 from .. import nodes
 
 WHY = ("s2sad makes it an array with a row per trip: it must know the number of rows when the "
@@ -55,7 +56,7 @@ def grow(owner, frame, node, name):
         return None
     trips, row, item = owner.fresh("_trips"), owner.fresh("_row"), owner.fresh("_item")
     count = gast.Call(nodes.name("len"), [nodes.clone(loop.iter)], [])
-    count.s2sad_ref = builtins.len
+    facts.REF.put(count, builtins.len)
     frame.before += [_like(nodes.assign(trips, _rt("some_trips", count)), loop),
                      _like(nodes.assign(row, gast.Constant(0, None)), loop)]
     first = gast.If(gast.Compare(nodes.name(row), [gast.Eq()], [gast.Constant(0, None)]),
@@ -100,18 +101,18 @@ def sequence_of(owner, dotted, call):
     if dotted == "sum":
         total = gast.Call(nodes.dotted("numpy.sum"), [array],
                           [gast.keyword("axis", gast.Constant(0, None))])
-        total.s2sad_ref = numpy.sum
+        facts.REF.put(total, numpy.sum)
         return total
     return None
 
 
 def _rt(name, *args):
     call = gast.Call(nodes.dotted(f"rt.{name}"), list(args), [])
-    call.s2sad_ref = getattr(rt, name)
+    facts.REF.put(call, getattr(rt, name))
     return call
 
 
 def _like(statement, node):
     statement = gast.copy_location(statement, node)
-    statement.s2sad_origin = getattr(node, "s2sad_origin", node)
+    facts.ORIGIN.put(statement, facts.ORIGIN.of(node, node))
     return statement

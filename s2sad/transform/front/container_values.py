@@ -5,6 +5,7 @@ import builtins
 import gast
 import numpy
 
+from .. import facts
 from .. import nodes
 
 # NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
@@ -65,7 +66,7 @@ class Reads(nodes.Transformer):
                                  "keys(), values() and items() of a dict where a loop, len, "
                                  "sum, max or min reads them; nothing else of a container",
                              fix="read a field, or loop over the container")
-                node.s2sad_field = False  # (reported here)
+                facts.FIELD.put(node, False)  # (reported here)
                 return node
             if isinstance(found, Container):
                 return owner.as_value(found, node)
@@ -74,7 +75,7 @@ class Reads(nodes.Transformer):
 
     def visit_Call(self, node):
         owner = self.owner
-        if getattr(node, "s2sad_user", False):
+        if facts.USER.of(node):
             passed = owner.user_call(node, self.like)
             if passed is not None:
                 return passed
@@ -140,7 +141,7 @@ def call(dotted, args):
     """A call of a builtin or NumPy function, bound to it as resolve.py binds calls."""
     call = gast.Call(nodes.dotted(dotted), args, [])
     module, _, name = dotted.rpartition(".")
-    call.s2sad_ref = getattr(numpy if module else builtins, name)
+    facts.REF.put(call, getattr(numpy if module else builtins, name))
     return call
 
 
@@ -249,7 +250,7 @@ def interesting(node):
         return True
     if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]:
         return True
-    if isinstance(node, gast.Call) and getattr(node, "s2sad_user", False) and \
+    if isinstance(node, gast.Call) and facts.USER.of(node) and \
             any(isinstance(a, gast.Tuple) for a in node.args):
         return True  # a tuple passed to a function of yours: as its elements
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Call):

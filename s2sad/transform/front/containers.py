@@ -22,6 +22,7 @@ import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
+from .. import facts
 from . import container_arguments as arguments
 from . import container_buffers as buffers
 from . import container_values as values
@@ -113,7 +114,7 @@ class _Scalarize:
 
     def emit(self, statement, like):
         statement = gast.copy_location(statement, like)
-        statement.s2sad_origin = getattr(like, "s2sad_origin", like)
+        facts.ORIGIN.put(statement, facts.ORIGIN.of(like, like))
         self.out.append(statement)
 
     def leaf(self, base, value, like):
@@ -497,8 +498,8 @@ class _Scalarize:
         chain = nodes.dotted_parts(call.func)
         if chain is not None and ".".join(chain) in values.TUPLE_RESULTS:
             return values.TUPLE_RESULTS[".".join(chain)]
-        func = getattr(call, "s2sad_ref", None)
-        if not getattr(call, "s2sad_user", False) or func is None:
+        func = facts.REF.of(call)
+        if not facts.USER.of(call) or func is None:
             return None
         try:
             tree = parse.parse_function(func).tree

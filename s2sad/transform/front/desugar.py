@@ -37,6 +37,7 @@ import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
+from .. import facts
 from .. import nodes
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
@@ -253,11 +254,11 @@ class _Desugar:
             initial = start if start is not None else nodes.constant(0.0)
         else:  # max/min of the elements seen so far; NumPy: of every element's elements
             infinity = gast.Attribute(nodes.name("numpy"), "inf", gast.Load())
-            infinity.s2sad_canonical = True  # spelt the emitter's way already (resolve.py)
+            facts.CANONICAL.put(infinity, True)  # spelt the emitter's way already (resolve.py)
             initial = gast.UnaryOp(gast.USub(), infinity) if kind == "max" else infinity
         self.emit(nodes.assign(result, initial), node)
         element = comprehension.elt
-        if node.s2sad_numpy:  # the user's own spelling: np.sum(element)
+        if facts.NUMPY.of(node):  # the user's own spelling: np.sum(element)
             element = gast.Call(nodes.clone(node.func), [element], [])
         if kind == "sum":
             value = gast.BinOp(nodes.name(result), gast.Add(), element)
@@ -375,7 +376,7 @@ class _Expressions(nodes.Transformer):
         if node.args and isinstance(node.args[0], COMPREHENSIONS) and chain is not None:
             kind = _reduction(chain, owner.source.func)
             if kind is not None and not node.keywords and len(node.args) <= 2:
-                node.s2sad_numpy = kind[1] is not None
+                facts.NUMPY.put(node, kind[1] is not None)
                 node.args[1:] = [self.visit(a) for a in node.args[1:]]
                 return owner.reduction(node, kind[0], node.args[0])
         self.generic_visit(node)

@@ -23,12 +23,13 @@ When a branch always exits, what follows goes into the other branch instead of u
                                                     _returned = True
                                                 return _result
 
-The loop keeps the flags to test after each iteration in `s2sad_exits`; the backward sweep never
+The loop keeps the flags to test after each iteration in `facts.EXITS`; the backward sweep never
 reads them. `for a in (x, y, z):` becomes one copy of the body per element (each element may
 have its own type, which Numba could not index at run time).
 """
 import gast
 
+from .. import facts
 from .. import nodes
 
 
@@ -135,7 +136,7 @@ class _Exits:
         else:
             new = _like(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
             new.body, new.orelse = body, []
-            new.s2sad_exits = stops
+            facts.EXITS.put(new, stops)
             copies = [new]
         after = []
         if node.orelse:
@@ -221,19 +222,17 @@ def _always_exits(statements):
 def _guard(flags, statements, like):
     """`if not (flags): statements`, run only when no exit happened."""
     guard = _at(gast.If(nodes.negation(sorted(flags)), statements, []), like)
-    guard.s2sad_guard = True
+    facts.GUARD.put(guard, True)
     return guard
 
 
 def _at(statement, like):
     gast.copy_location(statement, like)
-    statement.s2sad_origin = getattr(like, "s2sad_origin", like)
+    facts.ORIGIN.put(statement, facts.ORIGIN.of(like, like))
     return statement
 
 
 def _like(new, old):
     gast.copy_location(new, old)
-    for key, value in vars(old).items():
-        if key.startswith("s2sad_"):
-            setattr(new, key, value)
+    facts.carry(new, old)
     return new

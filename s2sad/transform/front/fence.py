@@ -13,6 +13,7 @@ import gast
 
 from s2sad.errors import Diagnostic
 
+from .. import facts
 from .. import nodes
 
 ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.Pass, gast.If,
@@ -200,7 +201,7 @@ class _Fence:
                             "list of values",
                         fix="loop over range(len(x)) and index")
         if is_checkpointed(iterable):
-            iterable.s2sad_loop_iter = True
+            facts.LOOP_ITER.put(iterable, True)
             self._checkpointed(iterable)
 
     def _checkpointed(self, call):
@@ -277,12 +278,10 @@ class _Fence:
                         "supported", why="s2sad must know which function a call calls when it "
                                          "transforms the code",
                         fix="assign the function to a name first, or call it directly")
-        if is_checkpointed(node) and not getattr(node, "s2sad_loop_iter", False):
+        if is_checkpointed(node) and not facts.LOOP_ITER.of(node):
             self.report(node, "s2sad.checkpointed(...) is supported only as what a `for` loop "
                         "iterates over", why="it marks a loop; elsewhere it means nothing",
                         fix="write `for i in s2sad.checkpointed(range(n)):`")
-        for argument in node.args:
-            _mark_sequences(argument)
         for keyword in node.keywords:
             if keyword.arg is None:
                 self.report(keyword.value, "`**kwargs` in calls is not supported",
@@ -354,14 +353,6 @@ def is_checkpointed(node):
     fence runs before names are resolved, normalize.py checks what it really is)."""
     parts = nodes.dotted_parts(node.func) if isinstance(node, gast.Call) else None
     return bool(parts) and parts[-1] == "checkpointed"
-
-
-def _mark_sequences(argument):
-    """List displays passed to a function, nested ones too, are read as tuples (normalize.py)."""
-    if isinstance(argument, (gast.List, gast.Tuple)):
-        argument.s2sad_argument = True
-        for element in argument.elts:
-            _mark_sequences(element)
 
 
 def _is_number(node):

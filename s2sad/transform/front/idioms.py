@@ -15,6 +15,7 @@ import numpy
 
 from s2sad.runtime import rt
 
+from .. import facts
 from .. import nodes
 
 
@@ -30,7 +31,7 @@ class _Sigmoid(nodes.Transformer):
         if argument is None:
             return node
         call = gast.Call(nodes.dotted("rt.sigmoid"), [argument], [])
-        call.s2sad_ref = rt.sigmoid
+        facts.REF.put(call, rt.sigmoid)
         return gast.copy_location(call, node)
 
 
@@ -41,7 +42,7 @@ def _sigmoid_argument(node):
         return None
     left, right = node.right.left, node.right.right
     exp = right if _is_one(left) else left if _is_one(right) else None
-    if not (isinstance(exp, gast.Call) and getattr(exp, "s2sad_ref", None) is numpy.exp and
+    if not (isinstance(exp, gast.Call) and facts.REF.of(exp) is numpy.exp and
             len(exp.args) == 1 and not exp.keywords):
         return None
     negated = exp.args[0]

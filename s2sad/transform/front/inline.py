@@ -34,6 +34,7 @@ import gast
 
 from s2sad.errors import S2sadError
 
+from .. import facts
 from .. import nodes
 from . import desugar, fence, parse, resolve
 
@@ -48,8 +49,8 @@ def inline(source, callees):
     taken = nodes.names(source.tree) | \
         {a.id for a in resolve.parameters(source.tree.args)}
     _Inliner(source, taken).block(source.tree.body)
-    still = {getattr(n, "s2sad_ref", None) for n in nodes.walk(source.tree)
-             if isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)}
+    still = {facts.REF.of(n) for n in nodes.walk(source.tree)
+             if isinstance(n, gast.Call) and facts.USER.of(n)}
     return {name: f for name, f in callees.items() if f in still}
 
 
@@ -62,8 +63,8 @@ class _Inliner:
         self.arities, self.returns_tuple = {}, {}   # of the callees that are inlined
         self.sites = {}   # function -> how many calls of it the caller's tree holds
         for node in nodes.walk(source.tree):
-            if isinstance(node, gast.Call) and getattr(node, "s2sad_user", False):
-                ref = node.s2sad_ref
+            if isinstance(node, gast.Call) and facts.USER.of(node):
+                ref = facts.REF.of(node)
                 self.sites[ref] = self.sites.get(ref, 0) + 1
 
     def _limit(self, func):
@@ -116,10 +117,10 @@ class _Inliner:
                 if _pure(call):
                     continue
                 break
-            name = self._numbered(f"{call.s2sad_ref.__name__}_value")
+            name = self._numbered(f"{facts.REF.of(call).__name__}_value")
             assign = gast.copy_location(
                 gast.Assign([nodes.name(name, store=True)], call, None), statement)
-            assign.s2sad_origin = _origin(statement)   # one comment: the statement's
+            facts.ORIGIN.put(assign, _origin(statement))   # one comment: the statement's
             hoisted.append(assign)
             value = gast.copy_location(nodes.name(name), call)
             if parent is None:
@@ -135,22 +136,22 @@ class _Inliner:
     def _will_inline(self, call, tuples):
         """Whether `call` is one `_inlined` puts in place (returning a tuple too if `tuples`),
         without parsing the callee again once that is known."""
-        if not (isinstance(call, gast.Call) and getattr(call, "s2sad_user", False)):
+        if not (isinstance(call, gast.Call) and facts.USER.of(call)):
             return False
-        if call.s2sad_ref not in self.plans and self._inlinable(call) is None:
+        if facts.REF.of(call) not in self.plans and self._inlinable(call) is None:
             return False
         return self._inlinable(call, parse=False) is not None and \
-            (tuples or not self.returns_tuple.get(call.s2sad_ref, False))
+            (tuples or not self.returns_tuple.get(facts.REF.of(call), False))
 
     def _inlinable(self, call, parse=True):
         """The parsed callee if `call` (an expression) is a call `_inlined` puts in place."""
-        if not (isinstance(call, gast.Call) and getattr(call, "s2sad_user", False) and
+        if not (isinstance(call, gast.Call) and facts.USER.of(call) and
                 not call.keywords and not any(isinstance(a, gast.Starred) for a in call.args)):
             return None
         if not parse:
-            return self.plans.get(call.s2sad_ref) and \
-                len(call.args) == self.arities[call.s2sad_ref] or None
-        callee = self._callee(call.s2sad_ref)
+            return self.plans.get(facts.REF.of(call)) and \
+                len(call.args) == self.arities[facts.REF.of(call)] or None
+        callee = self._callee(facts.REF.of(call))
         if callee is None or len(call.args) != len(resolve.parameters(callee.tree.args)):
             return None
         return callee
@@ -201,17 +202,17 @@ class _Inliner:
             elif param not in assigned and reads.get(param, 0) <= 1 and _movable(argument):
                 values[param] = argument
             else:
-                names[param] = self._fresh(param, call.s2sad_ref.__name__)
+                names[param] = self._fresh(param, facts.REF.of(call).__name__)
                 out.append(gast.copy_location(gast.Assign(
                     [nodes.name(names[param], store=True)], argument, None), statement))
-                out[-1].s2sad_origin = _origin(statement)
+                facts.ORIGIN.put(out[-1], _origin(statement))
         for name in sorted(assigned - set(params)):
-            names[name] = self._fresh(name, call.s2sad_ref.__name__)
+            names[name] = self._fresh(name, facts.REF.of(call).__name__)
         _Rename(names, values).visit(tree)
         body = _body(tree)
         out += body[:-1]
         result = gast.Assign(statement.targets, body[-1].value, None)
-        result.s2sad_origin = _origin(statement)
+        facts.ORIGIN.put(result, _origin(statement))
         out.append(gast.copy_location(result, statement))
         return out
 
@@ -263,7 +264,7 @@ class _Inliner:
         body = _body(callee.tree)
         inner.block(body)
         callee.tree.body = body
-        left = any(isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)
+        left = any(isinstance(n, gast.Call) and facts.USER.of(n)
                    for n in nodes.walk(callee.tree))
         return not left and _size(body[:-1]) <= self._limit(callee.func) and \
             all(_simple(s) for s in body[:-1])
@@ -341,12 +342,12 @@ def _plain_target(target):
 def _movable(expression):
     """An argument that may be evaluated where the callee reads it instead of at the call: it
     calls no function of yours (NumPy and math calls change nothing)."""
-    return not any(isinstance(n, gast.Call) and getattr(n, "s2sad_user", False)
+    return not any(isinstance(n, gast.Call) and facts.USER.of(n)
                    for n in nodes.walk(expression))
 
 
 def _origin(statement):
-    return getattr(statement, "s2sad_origin", statement)
+    return facts.ORIGIN.of(statement, statement)
 
 
 def _evaluation_order(node, found, parent=None, place=None):
@@ -378,8 +379,8 @@ def _evaluation_order(node, found, parent=None, place=None):
 
 def _pure(node):
     """A NumPy, math or builtin call (it changes nothing the other calls read)."""
-    ref = getattr(node, "s2sad_ref", None)
-    return isinstance(node, gast.Call) and not getattr(node, "s2sad_user", False) and \
+    ref = facts.REF.of(node)
+    return isinstance(node, gast.Call) and not facts.USER.of(node) and \
         ref is not None and resolve.canonical_name(ref) is not None
 
 

@@ -4,7 +4,7 @@ Every statement becomes `name = <one operation on atoms>`, `array[index atoms] =
 `return <atom>`, or an `if`/`for`/`while` whose bodies are normalized the same way (their tests
 stay whole: they carry no gradient). An atom is a name, a literal or a tuple of atoms;
 `a if c else b` becomes an `if`, and `for row in A:` a loop over `range(len(A))`. Each new
-statement remembers the user statement it came from (`s2sad_origin`), for comments and error
+statement remembers the user statement it came from (`facts.ORIGIN`), for comments and error
 locations. An element or slice read twice in one statement is one temporary (`icf[k, d:] *
 icf[k, d:]` is `_t1 * _t1`, whose rule is a doubled product), unless the statement calls a
 function of yours, which might write into the array between the reads, or writes into it.
@@ -22,6 +22,7 @@ function of yours, which might write into the array between the reads, or writes
 """
 import gast
 
+from .. import facts
 from .. import nodes
 
 from s2sad.errors import Diagnostic, UnsupportedError
@@ -80,8 +81,8 @@ class _Normalizer:
         outer, outer_origin = self.out, self.origin
         self.out = []
         for statement in statements:
-            self.origin = getattr(statement, "s2sad_origin", statement)
-            self.reads = None if any(getattr(n, "s2sad_user", False)
+            self.origin = facts.ORIGIN.of(statement, statement)
+            self.reads = None if any(facts.USER.of(n)
                                      for n in nodes.walk(statement)) else {}
             self.written = _written_arrays(statement)
             self._statement(statement)
@@ -89,7 +90,7 @@ class _Normalizer:
         return out
 
     def emit(self, statement):
-        statement.s2sad_origin = self.origin
+        facts.ORIGIN.put(statement, self.origin)
         gast.copy_location(statement, self.origin)
         self.out.append(statement)
         return statement
@@ -110,7 +111,7 @@ class _Normalizer:
             else:
                 target = gast.Name(node.target.id, gast.Load(), None, None)
                 self._assign([node.target], gast.BinOp(target, node.op, node.value))
-                self.out[-1].s2sad_in_place = True  # on an array, `a += b` writes into it
+                facts.IN_PLACE.put(self.out[-1], True)  # on an array, `a += b` writes into it
                 # (aliases.py refuses that where another live name holds the same array)
         elif isinstance(node, gast.Return):
             value = node.value
@@ -131,9 +132,7 @@ class _Normalizer:
 
     def _carry(self, new, old):
         """Emit a compound statement, keeping the annotations exits.py put on `old`."""
-        for key, value in vars(old).items():
-            if key.startswith("s2sad_") and key != "s2sad_origin":
-                setattr(new, key, value)
+        facts.carry(new, old, but=(facts.ORIGIN,))
         return self.emit(new)
 
     def _hook(self, node):
@@ -141,26 +140,26 @@ class _Normalizer:
         sweep leaves out and whose adjoint block runs `body` (blocks.py)."""
         item = node.items[0]
         call = item.context_expr
-        if getattr(call, "s2sad_ref", None) is not rt.grad_of:
+        if facts.REF.of(call) is not rt.grad_of:
             raise UnsupportedError([Diagnostic(
                 self.source.loc(call), "the only supported `with` statement is "
                 "`with s2sad.grad_of(x) as dx:`",
                 fix="move other context managers out of the differentiated function")])
         watched = call.args[0].id
         hook = gast.copy_location(gast.Call(call.func, [_load(watched)], []), call)
-        hook.s2sad_ref = rt.grad_of
-        hook.s2sad_hook = (item.optional_vars.id, node.body)
+        facts.REF.put(hook, rt.grad_of)
+        facts.HOOK.put(hook, (item.optional_vars.id, node.body))
         self.emit(gast.Assign([gast.Name(watched, gast.Store(), None, None)], hook, None))
 
     def _for(self, node):
         """Loops over `range(...)` keep their header; any other iterable is indexed:
         `for row in A:` -> `for _i0 in range(len(A)): row = A[_i0]`."""
         iterable = node.iter
-        if getattr(iterable, "s2sad_ref", None) is rt.checkpointed:
+        if facts.REF.of(iterable) is rt.checkpointed:
             return self._checkpointed(node)
-        if isinstance(iterable, gast.Call) and getattr(iterable, "s2sad_ref", None) is range:
+        if isinstance(iterable, gast.Call) and facts.REF.of(iterable) is range:
             header = gast.Call(iterable.func, [self.atom(a) for a in iterable.args], [])
-            header.s2sad_ref = range
+            facts.REF.put(header, range)
             self._carry(gast.For(node.target, header, self.block(node.body), [], None), node)
             return
         sequence = self.atom(iterable)
@@ -183,20 +182,20 @@ class _Normalizer:
 
     def _checkpointed(self, node):
         """`for i in s2sad.checkpointed(range(a, b), every=k):` -> the loop over the range, with
-        `s2sad_checkpoint` the atom of k (`None` when not given), for checkpoint.py."""
+        `facts.CHECKPOINT` the atom of k (`None` when not given), for checkpoint.py."""
         call = node.iter
         inner = call.args[0] if call.args else call
-        if getattr(inner, "s2sad_ref", None) is not range:  # (the fence reports it by name)
+        if facts.REF.of(inner) is not range:  # (the fence reports it by name)
             raise UnsupportedError([Diagnostic(
                 self.source.loc(inner), "a checkpointed loop must be over `range(...)`",
                 fix="loop over the indices: `for i in s2sad.checkpointed(range(len(xs))):`")])
         header = gast.Call(inner.func, [self.atom(a) for a in inner.args], [])
-        header.s2sad_ref = range
+        facts.REF.put(header, range)
         every = call.args[1] if len(call.args) > 1 else \
             next((k.value for k in call.keywords if k.arg == "every"), gast.Constant(None, None))
         every = self.atom(every)
         loop = self._carry(gast.For(node.target, header, self.block(node.body), [], None), node)
-        loop.s2sad_checkpoint = every
+        facts.CHECKPOINT.put(loop, every)
 
     def _assign(self, targets, value):
         first, rest = targets[0], targets[1:]
@@ -339,8 +338,8 @@ class _Normalizer:
         if isinstance(node, gast.Call):
             call = gast.Call(node.func, [self.atom(_as_tuple(a)) for a in node.args],
                              [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords])
-            call.s2sad_ref = getattr(node, "s2sad_ref", None)
-            call.s2sad_user = getattr(node, "s2sad_user", False)
+            facts.REF.put(call, facts.REF.of(node))
+            facts.USER.put(call, facts.USER.of(node))
             return gast.copy_location(call, node)
         if isinstance(node, gast.Attribute):
             return gast.Attribute(self.atom(node.value), node.attr, gast.Load())
@@ -352,7 +351,7 @@ class _Normalizer:
 def is_hook(statement):
     """The statement standing for `with s2sad.grad_of(x) as dx:` (see `_Normalizer._hook`)."""
     return isinstance(statement, gast.Assign) and \
-        getattr(statement.value, "s2sad_ref", None) is rt.grad_of
+        facts.REF.of(statement.value) is rt.grad_of
 
 
 def strip_hooks(tree):
@@ -388,7 +387,7 @@ def _stored(nodes_):
 
 def _builtin_call(name, function, args):
     call = gast.Call(gast.Name(name, gast.Load(), None, None), args, [])
-    call.s2sad_ref = function
+    facts.REF.put(call, function)
     return call
 
 

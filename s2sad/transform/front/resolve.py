@@ -11,7 +11,7 @@ marked for recursive transformation:
         y = np.sin(x) * SCALE    -->       y = numpy.sin(x) * 2.0
         return exp(helper(y))              return math.exp(helper(y))      # helper: a callee
 
-Every Call gets `node.s2sad_ref`, the function object it calls; user callees are listed in
+Every Call gets `facts.REF`, the function object it calls; user callees are listed in
 `Resolution.callees`. Module-level arrays stay names: they become inputs (constants.py). Globals
 s2sad cannot put in generated code (objects) are reported, all at once, with the fix.
 """
@@ -29,6 +29,7 @@ from s2sad.errors import Diagnostic
 from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
+from .. import facts
 from .. import nodes
 
 # Modules generated code may reference, by their canonical names.
@@ -151,7 +152,7 @@ class _Resolver(nodes.Transformer):
                         why="it is a module or a value, and calling it fails",
                         fix="call the function it contains, e.g. numpy.sin(x)")
             return node
-        node.s2sad_ref = found
+        facts.REF.put(node, found)
         name = canonical_name(found)
         if name is not None:
             node.func = nodes.dotted(name, node.func)
@@ -160,7 +161,7 @@ class _Resolver(nodes.Transformer):
             self.externals.setdefault(emitted, (found, self._location(chain)))
             node.func = nodes.dotted(emitted, node.func)
         elif is_user_function(found):
-            node.s2sad_user = True
+            facts.USER.put(node, True)
             emitted = "_".join(chain)
             self.callees.setdefault(emitted, found)
             node.func = nodes.dotted(emitted, node.func)
@@ -190,7 +191,7 @@ class _Resolver(nodes.Transformer):
             return node  # a list grown in the function (containers.py)
         if name in ("keys", "values", "items") and self._local(receiver):
             node.func.value = receiver
-            node.s2sad_field = True  # of a dict (containers.py reads it, or reports it)
+            facts.FIELD.put(node, True)  # of a dict (containers.py reads it, or reports it)
             return node
         method = METHODS.get(name)
         if method is None or method.attribute:
@@ -206,11 +207,11 @@ class _Resolver(nodes.Transformer):
 
     def _as_function(self, method, args, keywords, node):
         call = gast.Call(nodes.dotted(canonical_name(method.function), node), args, keywords)
-        call.s2sad_ref = method.function
+        facts.REF.put(call, method.function)
         return gast.copy_location(call, node)
 
     def visit_Attribute(self, node):
-        if not isinstance(node.ctx, gast.Load) or getattr(node, "s2sad_canonical", False):
+        if not isinstance(node.ctx, gast.Load) or facts.CANONICAL.of(node):
             return node  # `obj.a = v`: the fence reports it; `numpy.inf` made by desugar.py
         chain = nodes.dotted_parts(node)
         if chain is not None and chain[0] not in self.locals and not self._on_array(chain):
@@ -224,7 +225,7 @@ class _Resolver(nodes.Transformer):
             return self._as_function(method, [receiver], [], node)
         node.value = receiver
         if self._local(receiver):
-            node.s2sad_field = True  # of a NamedTuple or dataclass (containers.py reads it,
+            facts.FIELD.put(node, True)  # of a NamedTuple or dataclass (containers.py reads it,
             return node              # or reports it with unknown_attribute)
         self.diagnostics.append(unknown_attribute(self.source, node))
         return node
@@ -299,7 +300,7 @@ def _endless_recursion(source):
     recursion without a base case, which would only end in a RecursionError (or, compiled, a
     crash)."""
     def calls_self(node):
-        return isinstance(node, gast.Call) and getattr(node, "s2sad_ref", None) is source.func
+        return isinstance(node, gast.Call) and facts.REF.of(node) is source.func
     if not _must_recurse(source.tree.body, calls_self):
         return []
     first = next(n for n in nodes.walk(source.tree) if calls_self(n))

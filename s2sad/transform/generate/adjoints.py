@@ -12,6 +12,7 @@ of its own, so no value is ever lost:
 """
 import gast
 
+from .. import facts
 from ..nodes import assign, call, constant, name, names
 
 
@@ -94,7 +95,7 @@ class Adjoints:
     def _set(self, primal, var, value, fresh):
         self._release(var, keep=primal, busy=names(value))
         statement = assign(var, value)
-        statement.s2sad_scalar = primal in self.scalars  # (fold.py may repeat a cheap one)
+        facts.SCALAR.put(statement, primal in self.scalars)  # (fold.py may repeat a cheap one)
         self.out.append(statement)
         self.env[primal] = name(var)
         (self.owned.add if fresh else self.owned.discard)(var)

@@ -18,6 +18,7 @@ import gast
 from s2sad import templates
 from s2sad.errors import Diagnostic
 
+from .. import facts
 from ..analysis import kinds as kinds_module
 from .. import nodes, template
 from ..front import normalize
@@ -67,8 +68,8 @@ class Blocks:
             return bool(definition)
         self._later[name] = False   # while deciding (a cycle cannot be: ANF temporaries)
         value = definition.value
-        varied = getattr(definition, "s2sad_varied", set())
-        answer = hasattr(definition, "s2sad_scalars") and all(
+        varied = facts.VARIED.of(definition, set())
+        answer = facts.SCALARS.on(definition) and all(
             not isinstance(a, gast.Name) or a.id not in varied or
             _summed(a, [o for o in (value.left, value.right) if o is not a], definition) or
             self.summed_later(a.id)
@@ -101,7 +102,7 @@ class Blocks:
         elif isinstance(value, gast.UnaryOp):
             rule, args, keywords = templates.rule_for(UNARY[type(value.op)]), [value.operand], {}
         elif isinstance(value, gast.Call):
-            rule, args = templates.rule_for(value.s2sad_ref), value.args
+            rule, args = templates.rule_for(facts.REF.of(value)), value.args
             keywords = {k.arg: k.value for k in value.keywords}
         else:
             return self._problem(statement, "cannot differentiate this expression")
@@ -112,7 +113,7 @@ class Blocks:
             return
         if rule is None or rule.kind != "adjoint":
             return self._missing_rule(statement, value, rule)
-        varied = statement.s2sad_varied
+        varied = facts.VARIED.of(statement)
         candidates = [n.id for a in [*args, *keywords.values()] for n in _names_in(a)
                       if n.id in varied]
         seed = self.adjoints.protect(_first_name(result), seed, candidates)
@@ -186,12 +187,12 @@ class Blocks:
         except TypeError as exc:
             return self._problem(statement, f"cannot bind the call's arguments ({exc})")
         positions = [i for i, a in enumerate(args)
-                     if isinstance(a, gast.Name) and a.id in statement.s2sad_varied]
+                     if isinstance(a, gast.Name) and a.id in facts.VARIED.of(statement)]
         if not positions:
             return
-        names = list(inspect.signature(call.s2sad_ref).parameters)
+        names = list(inspect.signature(facts.REF.of(call)).parameters)
         kinds = kinds_module.of_call(names, args, statement)
-        adjoint = self.link(call.s2sad_ref, tuple(positions), kinds)
+        adjoint = self.link(facts.REF.of(call), tuple(positions), kinds)
         if self.discard is None:
             self.discard = self.namer.fresh("_")
         outputs = [self.discard]
@@ -207,7 +208,7 @@ class Blocks:
         """`with s2sad.grad_of(x) as dx: body`: the body runs with dx a private copy of x's
         adjoint; what it leaves in dx is x's adjoint from here on."""
         call = statement.value
-        variable, body = call.s2sad_hook
+        variable, body = facts.HOOK.of(call)
         watched = call.args[0].id
         seed = self.adjoints.take(statement.targets[0].id)
         start = nodes.call("rt.copy", seed) if seed is not None else \
@@ -220,15 +221,15 @@ class Blocks:
         """`t = a[index]`: scatter dt into da, in place (da is private to this function)."""
         seed = self.adjoints.take(statement.targets[0].id)
         array = statement.value.value.id
-        if seed is None or array not in statement.s2sad_varied:
+        if seed is None or array not in facts.VARIED.of(statement):
             return
         seed = self.adjoints.protect(statement.targets[0].id, seed, [array])
         var = self.adjoints.own(array)
         index = statement.value.slice
-        if _is_basic(index, statement.s2sad_ints):
+        if _is_basic(index, facts.INTS.of(statement)):
             scatter = gast.AugAssign(gast.Subscript(nodes.name(var), index, gast.Store()),
                                      gast.Add(), seed)
-            scatter.s2sad_basic = True   # `var[index]` is a view (or one element)
+            facts.BASIC.put(scatter, True)   # `var[index]` is a view (or one element)
             self.adjoints.out.append(scatter)
         else:  # integer arrays may repeat an index: every occurrence must add
             self.adjoints.out.append(gast.Expr(nodes.call("rt.add_at", nodes.name(var),
@@ -242,7 +243,7 @@ class Blocks:
             return
         var = self.adjoints.own(array)
         held = None
-        if isinstance(value, gast.Name) and value.id in statement.s2sad_varied:
+        if isinstance(value, gast.Name) and value.id in facts.VARIED.of(statement):
             part = gast.Subscript(nodes.name(var), index, gast.Load())
             if not _one_element(statement, array, index):
                 # a copy: da[index] may be a view (a slice, or a row), zeroed just below
@@ -260,7 +261,7 @@ class Blocks:
     # ---- problems ------------------------------------------------------------------------------
 
     def _problem(self, statement, message, why="", fix=""):
-        origin = getattr(statement, "s2sad_origin", statement)
+        origin = facts.ORIGIN.of(statement, statement)
         node = statement.value if hasattr(statement.value, "lineno") else origin
         self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
 
@@ -271,7 +272,7 @@ class Blocks:
                   (f" ({rule.note})" if rule.note else "")
         else:
             why = f"{name} has no derivative template, and its source cannot be differentiated"
-        argument = _first_parameter(getattr(value, "s2sad_ref", None))
+        argument = _first_parameter(facts.REF.of(value))
         short = name.rsplit(".", 1)[-1]
         self._problem(statement, f"no derivative template for {name}", why=why,
                       fix=f"register one (docs/rules.md: 'Adding a derivative'), e.g.\n"
@@ -285,9 +286,9 @@ class Blocks:
 
 def _one_element(statement, array, index):
     """Whether `array[index]` is known to be one number (ints index every dimension)."""
-    rank = getattr(statement, "s2sad_ranks", {}).get(array)
+    rank = facts.RANKS.of(statement, {}).get(array)
     return rank is not None and kinds_module.indexed_rank(
-        rank, index, statement.s2sad_scalars, statement.s2sad_ints) == 0
+        rank, index, facts.SCALARS.of(statement), facts.INTS.of(statement)) == 0
 
 
 def _first_parameter(func):
@@ -309,7 +310,7 @@ def _parameter_of_shape(name, statement, fixed):
     """For a temporary, a parameter that is never rebound (`fixed`) of its shape class at
     `statement` (kinds.py), the first in alphabetical order, as a new Name node; else `name`
     itself. A parameter is bound everywhere, and kept for nothing."""
-    shapes = getattr(statement, "s2sad_shapes", {})
+    shapes = facts.SHAPES.of(statement, {})
     if not isinstance(name, gast.Name) or not name.id.startswith("_") or \
             shapes.get(name.id) is None:
         return name
@@ -329,21 +330,21 @@ def _shapes_from_parameters(expression, statement, fixed):
 
 def _mark_shapes(expression, statement):
     """Each forward value a gradient expression reads, and each `rt.unreduce(g, a, None)` in it,
-    gets the shape class kinds.py saw at `statement` (`s2sad_class`): tidy/spreads.py may then
+    gets the shape class kinds.py saw at `statement` (`facts.CLASS`): tidy/spreads.py may then
     multiply by `g` where the spread is multiplied by an array of the same class."""
-    shapes = getattr(statement, "s2sad_shapes", {})
+    shapes = facts.SHAPES.of(statement, {})
     for node in nodes.walk(expression):
         if isinstance(node, gast.Name) and node.id in shapes:
-            node.s2sad_class = shapes[node.id]
+            facts.CLASS.put(node, shapes[node.id])
         elif isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == \
                 ["rt", "unreduce"] and len(node.args) == 3 and \
                 isinstance(node.args[1], gast.Name) and node.args[1].id in shapes:
-            node.s2sad_class = shapes[node.args[1].id]
-            node.s2sad_rank = _axis_reduced_rank(node, statement)
+            facts.CLASS.put(node, shapes[node.args[1].id])
+            facts.RANK.put(node, _axis_reduced_rank(node, statement))
         elif isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == \
                 ["rt", "extremum_grad"] and len(node.args) == 4 and \
                 isinstance(node.args[1], gast.Name):   # for tidy.in_place.extremum_in_place
-            node.s2sad_rank = getattr(statement, "s2sad_ranks", {}).get(node.args[1].id)
+            facts.RANK.put(node, facts.RANKS.of(statement, {}).get(node.args[1].id))
         elif _plain_transpose(node, statement):
             node.func, node.args = nodes.dotted("numpy.transpose"), node.args[:1]
 
@@ -355,7 +356,7 @@ def _plain_transpose(node, statement):
     return isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == \
         ["rt", "transpose_grad"] and len(node.args) == 3 and not node.keywords and \
         isinstance(node.args[1], gast.Name) and \
-        (getattr(statement, "s2sad_ranks", {}).get(node.args[1].id) or 0) >= 1 and \
+        (facts.RANKS.of(statement, {}).get(node.args[1].id) or 0) >= 1 and \
         isinstance(node.args[2], gast.Constant) and node.args[2].value is None
 
 
@@ -374,14 +375,14 @@ def _axis_reduced_rank(unreduce, statement):
             any(not (isinstance(k.value, gast.Constant) and k.value.value is False)
                 for k in keepdims):
         return None
-    rank = getattr(statement, "s2sad_ranks", {}).get(unreduce.args[1].id)
+    rank = facts.RANKS.of(statement, {}).get(unreduce.args[1].id)
     return rank if rank is not None and rank >= 1 else None
 
 
 def _summed(argument, others, statement):
     """Whether a broadcasting rule sums `argument`'s gradient back to its shape: unless every
     other operand is a known scalar or all share its shape class."""
-    return not all(is_scalar(a, statement.s2sad_scalars) for a in others) and \
+    return not all(is_scalar(a, facts.SCALARS.of(statement)) for a in others) and \
         not kinds_module.same_shape(argument, others, statement)
 
 
@@ -404,18 +405,18 @@ def _single_use_definitions(statements):
 def _unbroadcast(expression, argument, others, statement, fixed=()):
     """The gradient of a broadcast operand: summed over what broadcasting added. A known scalar
     next to a known array takes the sum of it all; otherwise rt.unbroadcast finds out."""
-    ranks = getattr(statement, "s2sad_ranks", {})
-    if is_scalar(argument, statement.s2sad_scalars) and any(
+    ranks = facts.RANKS.of(statement, {})
+    if is_scalar(argument, facts.SCALARS.of(statement)) and any(
             isinstance(o, gast.Name) and ranks.get(o.id, 0) >= 1 for o in others):
         return nodes.call("numpy.sum", expression)
     like = _parameter_of_shape(argument, statement, fixed)
     summed = nodes.call("rt.unbroadcast", expression, nodes.clone(like))
-    summed.s2sad_like_rank = ranks.get(argument.id) if isinstance(argument, gast.Name) else None
+    facts.LIKE_RANK.put(summed, ranks.get(argument.id) if isinstance(argument, gast.Name) else None)
     return summed   # (summed_first.py reads the rank)
 
 
 def _is_user_call(call):
-    return getattr(call, "s2sad_user", False)
+    return facts.USER.of(call)
 
 
 def _index_parts(index):
@@ -447,7 +448,7 @@ def _mark_outer_product(expression, args, statement):
     product of g and b: defer.py may sum it over a loop as one matrix product."""
     if isinstance(expression, gast.Call) and \
             nodes.dotted_parts(expression.func) in (["rt", "matmul_grad_a"], ["rt", "dot_grad_a"]):
-        ranks = getattr(statement, "s2sad_ranks", {})
+        ranks = facts.RANKS.of(statement, {})
         ranks_of = [ranks.get(a.id) if isinstance(a, gast.Name) else None for a in args]
-        expression.s2sad_outer = ranks_of == [2, 1]
-        expression.s2sad_operand_ranks = ranks_of   # for summed_first.py
+        facts.OUTER.put(expression, ranks_of == [2, 1])
+        facts.OPERAND_RANKS.put(expression, ranks_of)   # for summed_first.py

@@ -60,6 +60,7 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 from s2sad.runtime import rt
 
+from .. import facts
 from .. import nodes
 from ..front import normalize
 from ..analysis import activity
@@ -67,7 +68,7 @@ from ..analysis import activity
 
 def is_checkpointed(loop):
     """Whether normalize.py marked this ANF loop as checkpointed."""
-    return getattr(loop, "s2sad_checkpoint", None) is not None
+    return facts.CHECKPOINT.of(loop) is not None
 
 
 def strip(tree):
@@ -75,7 +76,7 @@ def strip(tree):
     copy that generated callers, and Numba, call)."""
     for node in nodes.walk(tree):
         if isinstance(node, gast.For) and \
-                getattr(node.iter, "s2sad_ref", None) is rt.checkpointed:
+                facts.REF.of(node.iter) is rt.checkpointed:
             node.iter = node.iter.args[0]
     return tree
 
@@ -90,23 +91,23 @@ def exit_test(flags):
 # ---- what the re-run needs ---------------------------------------------------------------------
 
 def analyse(source, loop):
-    """Set `loop.s2sad_snapshot` (the names carried from one iteration to the next) and return
+    """Set `facts.SNAPSHOT` (the names carried from one iteration to the next) and return
     the names the body reads but never assigns, which must hold their loop-time values when
     the backward sweep re-runs a segment."""
     assigned = _assigned(loop.body)
     exposed, defined = _exposed(loop.body, set(activity.loop_target(loop)))
-    exposed |= set(getattr(loop, "s2sad_exits", ())) - defined  # tested after each iteration
+    exposed |= set(facts.EXITS.of(loop, ())) - defined  # tested after each iteration
     carried = exposed & assigned
-    missing = sorted(carried - loop.s2sad_defined)
+    missing = sorted(carried - facts.DEFINED.of(loop))
     if missing:
-        origin = getattr(loop, "s2sad_origin", loop)
+        origin = facts.ORIGIN.of(loop, loop)
         raise UnsupportedError([Diagnostic(
             source.loc(origin), f"'{missing[0]}' may carry a value from one iteration of this "
             "checkpointed loop to the next, but has none before the loop",
             why="the backward sweep re-runs the loop segment by segment from snapshots of the "
                 "values it carries, taken at each segment's start",
             fix=f"assign '{missing[0]}' before the loop (any value of the same type)")])
-    loop.s2sad_snapshot = sorted(carried)
+    facts.SNAPSHOT.put(loop, sorted(carried))
     return exposed - assigned
 
 
@@ -181,11 +182,11 @@ def backward(saves, loop, counter, body):
     trips = saves.recorded[id(loop)]
     number = trips[len("_trips"):]
     fresh = saves.namer.fresh
-    early = bool(getattr(loop, "s2sad_exits", None))
+    early = bool(facts.EXITS.of(loop))
     plan = _Plan(trips, fresh(f"_every{number}"), fresh(f"_seg{number}"), fresh(f"_end{number}"),
                  fresh(f"_most{number}") if early else trips, [])
     in_place = _assigned(loop.body) - _rebound(loop.body)
-    for name in getattr(loop, "s2sad_snapshot", ()):
+    for name in facts.SNAPSHOT.of(loop, ()):
         stack = saves.stack_for(("snapshot", name, id(loop)), f"_snap_{name}")
         plan.snapshot.append((name, stack, name in in_place))
     saves.recorded[("checkpoint", id(loop))] = plan
@@ -223,16 +224,16 @@ def backward(saves, loop, counter, body):
 def forward(saves, loop):
     """The forward sweep of a checkpointed loop: snapshots at segment starts, primal body."""
     plan = saves.recorded[("checkpoint", id(loop))]
-    origin = getattr(loop, "s2sad_origin", loop)
+    origin = facts.ORIGIN.of(loop, loop)
     code = [nodes.Comment(f"checkpointed loop: snapshots every {plan.every} iterations   "
                           f"[{saves.source.where(origin)}]")]
     code += saves.keep_bounds(loop)
     code.append(nodes.assign(plan.bound, _call("len", loop.iter)))
-    every = loop.s2sad_checkpoint
+    every = facts.CHECKPOINT.of(loop)
     given = [] if isinstance(every, gast.Constant) and every.value is None else [every]
     code.append(nodes.assign(plan.every, nodes.call("rt.checkpoint_every",
                                                     nodes.name(plan.bound), *given)))
-    exits = getattr(loop, "s2sad_exits", None)
+    exits = facts.EXITS.of(loop)
     body = saves.forward(loop.body, taped=False)
     if exits:  # count the trips as they run, and stop where the plain loop stops
         code.append(nodes.assign(plan.trips, nodes.constant(0)))
@@ -271,7 +272,7 @@ def _scalars_at_head(loop):
     """Names known to hold Python scalars at the top of the body (kept without a copy)."""
     for statement in _walk(loop.body):
         if not isinstance(statement, (gast.If, gast.For, gast.While)):
-            return getattr(statement, "s2sad_scalars", frozenset())
+            return facts.SCALARS.of(statement, frozenset())
     return frozenset()
 
 

@@ -34,6 +34,7 @@ stack used otherwise keep their lists.
 """
 import gast
 
+from .. import facts
 from .. import nodes
 from ..analysis import trip_totals
 from . import checkpoint
@@ -142,15 +143,15 @@ def _loop_of(sites, stack):
     chains = [pushes[0]] + pops
     if any(not chain or any(_checkpointed(loop) for loop in chain) for chain in chains):
         return None
-    primal = getattr(pushes[0][-1], "s2sad_taped", None)
-    if primal is None or any(getattr(chain[-1], "s2sad_reversed", None) is not primal
+    primal = facts.TAPED.of(pushes[0][-1])
+    if primal is None or any(facts.REVERSED.of(chain[-1]) is not primal
                              for chain in pops):
         return None
     return primal
 
 
 def _checkpointed(loop):
-    primal = getattr(loop, "s2sad_taped", None) or getattr(loop, "s2sad_reversed", None)
+    primal = facts.TAPED.of(loop) or facts.REVERSED.of(loop)
     return primal is None or checkpoint.is_checkpointed(primal)
 
 
@@ -180,9 +181,9 @@ class _Sites:
     def visit_body(self, statements, loops):
         for statement in statements:
             if isinstance(statement, (gast.For, gast.While)):
-                for attribute, found in (("s2sad_taped", self.forward_loops),
-                                         ("s2sad_reversed", self.backward_loops)):
-                    primal = getattr(statement, attribute, None)
+                for fact, found in ((facts.TAPED, self.forward_loops),
+                                    (facts.REVERSED, self.backward_loops)):
+                    primal = fact.of(statement)
                     if primal is not None:
                         found.setdefault(id(primal), []).append(statement)
                 self._expressions(statement, loops, (statement.target,) if isinstance(

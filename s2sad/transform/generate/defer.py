@@ -19,6 +19,7 @@ writes (`_t3 = inputs[t]`), the rows are that array's own: `dw_x += _dw_x_g.T @ 
 """
 import gast
 
+from .. import facts
 from .. import nodes
 
 
@@ -122,7 +123,7 @@ def _outer_accumulation(statement, loop):
     gradient, value = statement.targets[0].id, statement.value
     if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and
             isinstance(value.left, gast.Name) and value.left.id == gradient and
-            getattr(value.right, "s2sad_outer", False)):
+            facts.OUTER.of(value.right)):
         return None
     g, matrix, b = value.right.args
     if not isinstance(matrix, gast.Name):

@@ -27,6 +27,7 @@ import gast
 from s2sad import templates
 from s2sad.errors import Diagnostic, TemplateError
 
+from .. import facts
 from .. import nodes, template
 from ..front import normalize, resolve
 from ..analysis import activity, aliases, returns
@@ -90,8 +91,8 @@ class _Forward:
         return nodes.name(self.d(primal), store)
 
     def _tangent_of(self, statement):
-        """atom -> its tangent at `statement`, or None (flow-sensitive: s2sad_varied)."""
-        varied = statement.s2sad_varied
+        """atom -> its tangent at `statement`, or None (flow-sensitive: facts.VARIED)."""
+        varied = facts.VARIED.of(statement)
 
         def tangent_of(atom):
             if isinstance(atom, gast.Name) and atom.id in varied:
@@ -105,8 +106,8 @@ class _Forward:
         out, previous = [], None
         for statement in statements:
             code = self._statement(statement)
-            origin = getattr(statement, "s2sad_origin", statement)
-            if code and origin is not previous and not getattr(statement, "s2sad_guard", False):
+            origin = facts.ORIGIN.of(statement, statement)
+            if code and origin is not previous and not facts.GUARD.of(statement):
                 out.append(nodes.Comment(self._comment(statement, origin)))
             previous = origin
             out.extend(code)
@@ -118,7 +119,7 @@ class _Forward:
                             self._block(statement.orelse))]
         if isinstance(statement, (gast.For, gast.While)):
             body = self._block(statement.body)
-            exits = getattr(statement, "s2sad_exits", [])
+            exits = facts.EXITS.of(statement, [])
             if exits:
                 test = nodes.name(exits[0]) if len(exits) == 1 else \
                     gast.BoolOp(gast.Or(), [nodes.name(f) for f in exits])
@@ -138,7 +139,7 @@ class _Forward:
         names = sorted(activity.targets(statement) & self.carrying)
         if not names:
             return [statement]
-        if not statement.s2sad_result_varied:
+        if not facts.RESULT_VARIED.of(statement):
             return [statement] + self._zeros(names, statement.value)
         return self._varied(statement)
 
@@ -169,7 +170,7 @@ class _Forward:
         if array not in self.carrying:
             return [statement]
         value = self._tangent_of(statement)(statement.value)
-        if value is None or getattr(statement, "s2sad_cut", None):
+        if value is None or facts.CUT.of(statement):
             value = nodes.constant(0.0)
         target = gast.Subscript(self.dn(array), subscript.slice, gast.Store())
         return [statement, gast.Assign([target], value, None)]
@@ -185,7 +186,7 @@ class _Forward:
                 tangent_of(value.value), index, gast.Load()))]
         if isinstance(value, gast.Tuple):
             return [statement, nodes.assign(self.d(target.id), self._tuple(value, tangent_of))]
-        if isinstance(value, gast.Call) and getattr(value, "s2sad_user", False):
+        if isinstance(value, gast.Call) and facts.USER.of(value):
             return self._user_call(statement, tangent_of)
         return self._rule_call(statement, tangent_of)
 
@@ -206,9 +207,9 @@ class _Forward:
         except TypeError as exc:
             return self._problem(statement, f"cannot bind the call's arguments ({exc})")
         positions = [i for i, a in enumerate(args) if tangent_of(a) is not None]
-        names = list(inspect.signature(call.s2sad_ref).parameters)
+        names = list(inspect.signature(facts.REF.of(call)).parameters)
         kinds = kinds_module.of_call(names, args, statement)
-        callee, outputs = self.link(call.s2sad_ref, tuple(positions), kinds)
+        callee, outputs = self.link(facts.REF.of(call), tuple(positions), kinds)
         target = statement.targets[0]
         call = gast.Call(nodes.name(callee), [*args, *[tangent_of(args[i]) for i in positions]],
                          [])
@@ -244,7 +245,7 @@ class _Forward:
         elif isinstance(value, gast.UnaryOp) and type(value.op) in UNARY:
             primal, args, keywords = UNARY[type(value.op)], [value.operand], {}
         elif isinstance(value, gast.Call):
-            primal, args = getattr(value, "s2sad_ref", None), value.args
+            primal, args = facts.REF.of(value), value.args
             keywords = {k.arg: k.value for k in value.keywords}
         else:
             return self._problem(statement, "cannot differentiate this expression in forward "
@@ -275,11 +276,11 @@ class _Forward:
         if expression is None:
             expression = nodes.call("rt.zeros_like", result)
         elif rule is not None and rule.broadcasting and templates.tangent_for(primal) is None \
-                and not all(tangent_of(a) is not None or is_scalar(a, statement.s2sad_scalars)
+                and not all(tangent_of(a) is not None or is_scalar(a, facts.SCALARS.of(statement))
                             for a in args):
             expression = nodes.call("rt.broadcast_like", expression, result)  # x + array
         if self.written and isinstance(expression, (gast.Name, gast.Subscript)) and \
-                isinstance(target, gast.Name) and target.id not in statement.s2sad_scalars:
+                isinstance(target, gast.Name) and target.id not in facts.SCALARS.of(statement):
             # `v = a[:, 0] + s` is a new array, but its tangent `da[:, 0]` (s has none) is a
             # view: an element written into da later must not change dv
             expression = nodes.call("rt.copy", expression)
@@ -293,7 +294,7 @@ class _Forward:
     # ---- problems ------------------------------------------------------------------------------
 
     def _problem(self, statement, message, why="", fix=""):
-        origin = getattr(statement, "s2sad_origin", statement)
+        origin = facts.ORIGIN.of(statement, statement)
         node = statement.value if hasattr(statement.value, "lineno") else origin
         self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
         return []
@@ -328,7 +329,7 @@ def _carrying(body, wrt):
     """The names that hold a varied value somewhere: each gets a tangent variable."""
     found = set(wrt)
     for statement in activity.simple_statements(body):
-        if getattr(statement, "s2sad_result_varied", False):
+        if facts.RESULT_VARIED.of(statement):
             array = activity.written_array(statement)
             found |= {array} if array is not None else activity.targets(statement)
     return found

@@ -12,6 +12,7 @@ recompute with a simple cost rule: recompute what is cheap, keep a value where i
 """
 import gast
 
+from .. import facts
 from .. import nodes
 from ..analysis import activity, kinds
 from .tape import walk
@@ -49,9 +50,9 @@ class Recomputing:
             return None
         statement = definitions[0]
         value = statement.value
-        cheap_call = isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) in \
+        cheap_call = isinstance(value, gast.Call) and facts.REF.of(value) in \
             _CHEAP_CALLS and not value.keywords and \
-            kinds.known(value, statement.s2sad_scalars, statement.s2sad_ints)[0]
+            kinds.known(value, facts.SCALARS.of(statement), facts.INTS.of(statement))[0]
         number = isinstance(value, gast.Constant) and type(value.value) in (int, float) or \
             isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size") and \
             isinstance(value.value, gast.Name)  # numbers, or a tuple of them: `A.shape`
@@ -60,8 +61,8 @@ class Recomputing:
                 or not isinstance(statement.targets[0], gast.Name):
             return None
         arrays = not isinstance(value, gast.Subscript) and not (cheap_call or number) and \
-            kinds.rank_of(value, statement.s2sad_scalars, statement.s2sad_ints,
-                          getattr(statement, "s2sad_ranks", {})) != 0
+            kinds.rank_of(value, facts.SCALARS.of(statement), facts.INTS.of(statement),
+                          facts.RANKS.of(statement, {})) != 0
         if arrays and not isinstance(value, (gast.BinOp, gast.UnaryOp)) or \
                 isinstance(getattr(value, "op", None), gast.MatMult):
             return None
@@ -131,7 +132,7 @@ class Recomputing:
         `_t5 = n + e` just before it, as ANF writes `n += e`) of ints with `e` stable there: a
         counter (`idx += 1`) is put back by undoing its step, not kept."""
         if not isinstance(statement, gast.Assign) or activity.targets(statement) != {name} or \
-                name not in statement.s2sad_ints:
+                name not in facts.INTS.of(statement):
             return None
         value, at = statement.value, statement
         if isinstance(value, gast.Name) and len(self.definitions.get(value.id, ())) == 1:
@@ -143,7 +144,7 @@ class Recomputing:
         if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
                 and isinstance(value.left, gast.Name) and value.left.id == name and
                 name not in nodes.names(value.right) and
-                kinds.known(value.right, at.s2sad_scalars, at.s2sad_ints)[1] and
+                kinds.known(value.right, facts.SCALARS.of(at), facts.INTS.of(at))[1] and
                 self.stable_expression(value.right, at)):
             return None
         undo = gast.Sub() if isinstance(value.op, gast.Add) else gast.Add()

@@ -32,6 +32,7 @@ import gast
 
 from s2sad.errors import TemplateError
 
+from .. import facts
 from .. import nodes
 from ..analysis import activity, aliases, returns
 from . import checkpoint, defer, nancheck
@@ -119,7 +120,7 @@ class _Reverse:
         saves.preallocate(function)
         counted = saves.count_stacks(function)
         defer.defer(function, self.namer)
-        function.s2sad_shapes = kinds_module.stable_shapes(self.body)  # for tidy/order.py
+        facts.SHAPES.put(function, kinds_module.stable_shapes(self.body))  # for tidy/order.py
         function.body[:0] = [nodes.Comment("---- forward sweep ----")] + saves.stacks() + \
             counted + saves.initial_values()
         return function
@@ -129,7 +130,7 @@ class _Reverse:
         elements = value.elts if isinstance(value, gast.Tuple) else [value]
         self.adjoints.out = []
         for i, element in enumerate(elements):
-            if isinstance(element, gast.Name) and element.id in self.returned.s2sad_varied:
+            if isinstance(element, gast.Name) and element.id in facts.VARIED.of(self.returned):
                 seed = nodes.name(self.d_result)
                 if isinstance(value, gast.Tuple):
                     seed = gast.Subscript(seed, gast.Constant(i, None), gast.Load())
@@ -148,23 +149,23 @@ class _Reverse:
         if isinstance(statement, (gast.For, gast.While)):
             return self._backward_loop(statement)
         self.adjoints.out = block = []
-        if statement.s2sad_active:
+        if facts.ACTIVE.of(statement):
             self.adjoints.scalars = _scalars_around(statement)
             self.blocks.adjoint_of(statement)
             self.adjoints.scalars = frozenset()
-        for name in sorted(getattr(statement, "s2sad_kills", ())):
+        for name in sorted(facts.KILLS.of(statement, ())):
             self.adjoints.take(name)  # a value without gradient: earlier values get none
         self.reads[id(statement)] = self._names_read(block)
         self.shape_reads[id(statement)] = _read_for_shape_only(block)
         return [_Marker("stmt", statement, block, [])]
 
     def _backward_if(self, statement):
-        if not statement.s2sad_active:
+        if not facts.ACTIVE.of(statement):
             return [_Marker("if", statement, self._backward_block(statement.body),
                             self._backward_block(statement.orelse))]
         touched, live, private = self._carried(statement)
         self.adjoints.out = before = []
-        scalars = getattr(statement, "s2sad_scalars_after", frozenset())
+        scalars = facts.SCALARS_AFTER.of(statement, frozenset())
         self.adjoints.canonical(touched, zero=live, private=private, scalars=scalars)
         entry = self.adjoints.snapshot()
         branches = []
@@ -181,11 +182,11 @@ class _Reverse:
         if checkpoint.is_checkpointed(statement):  # what its re-runs read: kept like any read
             self.reads[id(statement)] = checkpoint.analyse(self.source, statement) & \
                 self.primal_names
-        if not statement.s2sad_active:
+        if not facts.ACTIVE.of(statement):
             return [_Marker("loop", statement, self._backward_block(statement.body), []),
                     _Marker("restore", statement, [], [])]
         touched, live, private = self._carried(statement)
-        scalars = getattr(statement, "s2sad_scalars_after", frozenset())
+        scalars = facts.SCALARS_AFTER.of(statement, frozenset())
         self.adjoints.out = before = []  # touched: already limited to live or present ones
         self.adjoints.canonical(touched, zero=touched, private=private, scalars=scalars)
         code = self._backward_block(statement.body)
@@ -213,9 +214,9 @@ class _Reverse:
         updated in place). Names whose adjoint is an alias of a touched one are touched too."""
         touched, private = set(), set()
         for node in nodes.walk(compound):
-            touched |= getattr(node, "s2sad_kills", set())  # dropped on some path: zero there
-            if isinstance(node, gast.Assign) and getattr(node, "s2sad_active", False):
-                touched |= activity.targets(node) | node.s2sad_varied
+            touched |= facts.KILLS.of(node, set())  # dropped on some path: zero there
+            if isinstance(node, gast.Assign) and facts.ACTIVE.of(node):
+                touched |= activity.targets(node) | facts.VARIED.of(node)
                 array = activity.written_array(node)
                 if array is not None:
                     touched.add(array)
@@ -223,7 +224,7 @@ class _Reverse:
                 elif isinstance(node.value, gast.Subscript):
                     private.add(node.value.value.id)
         touched |= self.adjoints.aliases_of(touched)
-        live = touched & compound.s2sad_live
+        live = touched & facts.LIVE.of(compound)
         return touched & (live | set(self.adjoints.env)), live, private
 
     def _names_read(self, block):
@@ -260,12 +261,12 @@ def _params(args):
 def _scalars_around(statement):
     """The names that hold numbers where `statement` reads them and where it assigns them (as
     the kinds say): their adjoints in its backward block are numbers too."""
-    before = getattr(statement, "s2sad_scalars", frozenset())
+    before = facts.SCALARS.of(statement, frozenset())
     if not isinstance(statement, gast.Assign):
         return before
     targets = activity.targets(statement)
     scalar = len(targets) == 1 and kinds_module.kind_of(
-        statement.value, before, statement.s2sad_ints, statement.s2sad_ranks)[0]
+        statement.value, before, facts.INTS.of(statement), facts.RANKS.of(statement))[0]
     if not scalar:
         return before - targets
     read = nodes.names(statement.value)   # (`x = numpy.sum(x)`: the x read is an array)

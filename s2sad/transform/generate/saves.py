@@ -21,6 +21,7 @@ import collections
 
 import gast
 
+from .. import facts
 from .. import nodes
 from ..front import normalize
 from ..analysis import activity, callee_writes, kinds
@@ -110,7 +111,7 @@ class Saves(Recomputing, Tape):
             for name in self.defined_by(statement):
                 if name not in self.wanted:
                     continue
-                exists = region.s2sad_defined if region is not None else statement.s2sad_defined
+                exists = facts.DEFINED.of(region if region is not None else statement)
                 if name in exists or activity.written_array(statement) == name or \
                         name in self.stepped:
                     if name in self._read_after_put_back(statement):
@@ -118,7 +119,7 @@ class Saves(Recomputing, Tape):
                     else:
                         self.unkept.add(name)  # not put back here: nothing may recompute
                         # from it (`_maintained`)
-                elif region is not None or name in statement.s2sad_maybe or \
+                elif region is not None or name in facts.MAYBE.of(statement) or \
                         name in self.exposed:  # it may change: written under another name
                     after_use[id(region)].add(name)
         for name in self.params & self.exposed & self.wanted:  # `x = x0; x[0] = c`: x0 changes
@@ -142,8 +143,8 @@ class Saves(Recomputing, Tape):
         definitions = self.definitions.get(name, ())
         if not definitions or name in self.params or name in self.exposed or \
                 any(self.region_of[id(d)] is None or not isinstance(d, gast.Assign) or
-                    activity.targets(d) != {name} or name not in d.s2sad_ints and
-                    not kinds.known(d.value, d.s2sad_scalars, d.s2sad_ints)[1]
+                    activity.targets(d) != {name} or name not in facts.INTS.of(d) and
+                    not kinds.known(d.value, facts.SCALARS.of(d), facts.INTS.of(d))[1]
                     for d in definitions):
             return False
         region = self.region_of[id(definitions[0])]
@@ -327,7 +328,7 @@ class Saves(Recomputing, Tape):
         puts it back before every block that reads it (kept before each reassignment, or after
         a use by each of the readers themselves), and nothing from `definition` to the reader
         (included) assigns it, in one statement list."""
-        if name not in definition.s2sad_scalars or name not in self.wanted or \
+        if name not in facts.SCALARS.of(definition) or name not in self.wanted or \
                 name in self.unkept or \
                 name in self.exposed or name in self.written or name in self.last_shape:
             return False
@@ -448,17 +449,17 @@ class Saves(Recomputing, Tape):
     def _kept(self, name, statement, after):
         """The expression that keeps `name`'s value: arrays are copied (they may be written in
         place later, and a stack holds one array layout); known scalars are kept as they are."""
-        scalars = getattr(statement, "s2sad_scalars", ())
+        scalars = facts.SCALARS.of(statement, ())
         if name in scalars and not (after and name in activity.targets(statement)):
             return nodes.name(name)
         if after and isinstance(statement, gast.Assign) and \
                 activity.targets(statement) == {name} and kinds.kind_of(
-                    statement.value, scalars, statement.s2sad_ints,
-                    getattr(statement, "s2sad_ranks", {}))[:2] == (True, False):
+                    statement.value, scalars, facts.INTS.of(statement),
+                    facts.RANKS.of(statement, {}))[:2] == (True, False):
             return nodes.name(name)  # the statement itself makes it a float
         if self.frozen or self._private(name):
             kept = nodes.name(name)
-            kept.s2sad_array = True  # not a number: no preallocated float stack for it
+            facts.ARRAY.put(kept, True)  # not a number: no preallocated float stack for it
             return kept
         return nodes.call("rt.saved", nodes.name(name))
 
@@ -481,7 +482,7 @@ class Saves(Recomputing, Tape):
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
             return value.value.id in self.written  # copied when kept (`_forward_one`)
         return isinstance(value, gast.Call) and kinds.is_elementwise(
-            getattr(value, "s2sad_ref", None)) and not value.keywords
+            facts.REF.of(value)) and not value.keywords
 
     def _only_computes_from(self, name, statement):
         """`statement` reads `name` only as an operand of arithmetic, a ufunc or a reduction."""
@@ -491,7 +492,7 @@ class Saves(Recomputing, Tape):
         if isinstance(value, (gast.BinOp, gast.UnaryOp)):
             return True
         return isinstance(value, gast.Call) and (
-            kinds.is_elementwise(getattr(value, "s2sad_ref", None)) or
+            kinds.is_elementwise(facts.REF.of(value)) or
             kinds.full_reduction(value))
 
     def _keep(self, statement, region, key, name, kept, put_back, forward, backward,
@@ -514,11 +515,11 @@ def _element(kept, statement):
     """"int" or "float" when the kept expression is a number (a known scalar, an element of an
     array); else None."""
     if isinstance(kept, gast.Name):
-        if getattr(kept, "s2sad_array", False):
+        if facts.ARRAY.of(kept):
             return None
-        integer = kept.id in statement.s2sad_ints or isinstance(statement, gast.Assign) and \
+        integer = kept.id in facts.INTS.of(statement) or isinstance(statement, gast.Assign) and \
             activity.targets(statement) == {kept.id} and \
-            kinds.known(statement.value, statement.s2sad_scalars, statement.s2sad_ints)[1]
+            kinds.known(statement.value, facts.SCALARS.of(statement), facts.INTS.of(statement))[1]
         return "int" if integer else "float"
     if isinstance(kept, gast.Call) and isinstance(kept.args[0], gast.Subscript) and \
             kept_rank(statement, kept) == 0:
@@ -528,8 +529,8 @@ def _element(kept, statement):
 
 def _calls_writers(statements):
     """Whether a statement calls a function of yours that writes into one of its arguments."""
-    return any(isinstance(s.value, gast.Call) and getattr(s.value, "s2sad_user", False) and
-               callee_writes.written_parameters(s.value.s2sad_ref)
+    return any(isinstance(s.value, gast.Call) and facts.USER.of(s.value) and
+               callee_writes.written_parameters(facts.REF.of(s.value))
                for s in _simple(statements))
 
 

@@ -36,6 +36,7 @@ import numpy
 
 from s2sad.runtime import rt
 
+from .. import facts
 from ..analysis import kinds as kinds_module
 from .. import nodes
 
@@ -133,7 +134,7 @@ class _Rewriter:
         loop_body.append(nodes.assign(total, gast.BinOp(nodes.name(total), gast.Add(),
                                                         nodes.name(operand))))
         header = gast.Call(nodes.name("range"), [nodes.name(length_name)], [])
-        header.s2sad_ref = range
+        facts.REF.put(header, range)
         loop = gast.For(nodes.name(counter, store=True), header, loop_body, [], None)
         shape_name = self.namer.numbered("_t")
         array, axis = chain.length()
@@ -142,11 +143,11 @@ class _Rewriter:
                       nodes.name(shape_name), gast.Constant(axis, None), gast.Load()))]
         new = [nodes.assign(total, gast.Constant(0.0, None)), loop]
         for statement in [*length, *new, *loop_body]:
-            statement.s2sad_origin = getattr(sum_statement, "s2sad_origin", sum_statement)
+            facts.ORIGIN.put(statement, facts.ORIGIN.of(sum_statement, sum_statement))
             gast.copy_location(statement, sum_statement)
         if self._hoistable(array):   # the nest's trip counts are then known before it runs
             for statement in length:   # set up with the loop, and commented with it
-                statement.s2sad_origin = getattr(self.outer[1], "s2sad_origin", self.outer[1])
+                facts.ORIGIN.put(statement, facts.ORIGIN.of(self.outer[1], self.outer[1]))
             self.hoisted.append((*self.outer, length))
         else:
             new[1:1] = length
@@ -181,7 +182,7 @@ class _Chain:
             return None
         statement = self.statements[i]
         value = statement.value
-        ref = getattr(value, "s2sad_ref", None) if isinstance(value, gast.Call) else None
+        ref = facts.REF.of(value) if isinstance(value, gast.Call) else None
         if isinstance(value, gast.Subscript):
             return self._element_read(value, statement, i) or None
         if isinstance(value, gast.BinOp) and isinstance(value.op, _ARITHMETIC):
@@ -204,23 +205,23 @@ class _Chain:
             return type(node.value) in (int, float)
         if not isinstance(node, gast.Name):
             return False
-        if kinds_module.is_scalar(node, statement.s2sad_scalars):
+        if kinds_module.is_scalar(node, facts.SCALARS.of(statement)):
             self.reads.add(node.id)
             return True
         taken = self.take(node.id)
         if taken is not None:
             return taken
-        return statement.s2sad_ranks.get(node.id) == 1 and self._same_vector(node)
+        return facts.RANKS.of(statement).get(node.id) == 1 and self._same_vector(node)
 
     def _element_read(self, value, statement, i):
         """`_t = a[i, j]`: an element read of ints giving a vector, read once (by the
         expression): the loop reads `a[i, j, _e]` instead."""
         array = value.value
-        rank = statement.s2sad_ranks.get(array.id) if isinstance(array, gast.Name) else None
+        rank = facts.RANKS.of(statement).get(array.id) if isinstance(array, gast.Name) else None
         parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
         if rank is None or len(parts) != rank - 1 or not all(
                 isinstance(p, (gast.Name, gast.Constant)) and
-                kinds_module.is_int(p, statement.s2sad_ints) for p in parts):
+                kinds_module.is_int(p, facts.INTS.of(statement)) for p in parts):
             return False
         if not self._same_vector(value):
             return False
@@ -255,8 +256,8 @@ class _Chain:
             if nodes.assigned_name(statement) is None:
                 return False
             if statement.targets[0].id in self.reads or any(
-                    isinstance(n, gast.Call) and (getattr(n, "s2sad_user", False) or
-                                                  getattr(n, "s2sad_ref", None) is rt.grad_of)
+                    isinstance(n, gast.Call) and (facts.USER.of(n) or
+                                                  facts.REF.of(n) is rt.grad_of)
                     for n in nodes.walk(statement.value)):
                 return False
         return True
@@ -267,7 +268,7 @@ def _summed_name(statement):
     if nodes.assigned_name(statement) is None:
         return None
     value = statement.value
-    if isinstance(value, gast.Call) and getattr(value, "s2sad_ref", None) is numpy.sum and \
+    if isinstance(value, gast.Call) and facts.REF.of(value) is numpy.sum and \
             len(value.args) == 1 and not value.keywords and isinstance(value.args[0], gast.Name):
         return value.args[0].id
     return None

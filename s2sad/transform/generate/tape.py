@@ -8,6 +8,7 @@ expanded into loops and branches run in reverse.
 """
 import gast
 
+from .. import facts
 from .. import nodes
 from ..front import normalize
 from ..analysis import activity, kinds, loop_shapes
@@ -103,7 +104,7 @@ class Tape:
 
     def _indexable(self, loop, nest):
         """A `for` over a range whose trip count the nest `nest` can read before it starts."""
-        if not isinstance(loop, gast.For) or getattr(loop, "s2sad_exits", None) or \
+        if not isinstance(loop, gast.For) or facts.EXITS.of(loop) or \
                 id(loop) not in self.recorded or checkpoint.is_checkpointed(loop) or \
                 not isinstance(loop.iter, gast.Call) or \
                 getattr(loop.iter.func, "id", None) != "range" or \
@@ -163,7 +164,7 @@ class Tape:
         flag = self.namer.numbered("_branch")
         self.recorded[id(statement)] = flag
         code = []
-        if not getattr(statement, "s2sad_guard", False):
+        if not facts.GUARD.of(statement):
             code.append(nodes.Comment(f"grad of: {self._header(statement)}"))
         test = nodes.name(flag)
         if self.region_of[id(statement)] is not None:
@@ -203,7 +204,7 @@ class Tape:
         if backwards is not None:  # `for i in range(n - 1, 0, -1)`, as a person writes it
             self.recomputed.add(trips)  # not kept: the forward sweep's count, if any, is its own
             loop = gast.For(nodes.clone(statement.target), backwards, body, [], None)
-            loop.s2sad_reversed = statement
+            facts.REVERSED.put(loop, statement)
             return early + code + self.loads.get(id(statement), []) + before + [loop]
         counter, first = self._counter(statement)  # may add the loads of its range's start
         code.extend(self.loads.get(id(statement), []) + before)
@@ -219,7 +220,7 @@ class Tape:
         backwards = _call("range", gast.BinOp(nodes.name(trips), gast.Sub(), nodes.constant(1)),
                           _minus_one(), _minus_one())
         loop = gast.For(nodes.name(counter, store=True), backwards, first + body, [], None)
-        loop.s2sad_reversed = statement  # counted.py: the trips of `statement`, undone
+        facts.REVERSED.put(loop, statement)  # counted.py: the trips of `statement`, undone
         return early + code + [loop]
 
     def _reversed_range(self, loop, values):
@@ -233,7 +234,7 @@ class Tape:
     def _stable_range(self, loop):
         """A `for` over a range of stable bounds that runs to its end (its trip count can be
         computed again in the backward sweep)."""
-        return isinstance(loop, gast.For) and not getattr(loop, "s2sad_exits", None) and \
+        return isinstance(loop, gast.For) and not facts.EXITS.of(loop) and \
             not checkpoint.is_checkpointed(loop) and \
             (self.stable_expression(loop.iter, loop) or
              self.bound_recomputation(loop) is not None)
@@ -300,7 +301,7 @@ class Tape:
                     self.after.get(id(statement), [])
             if not code:
                 continue  # a `with s2sad.grad_of(...)`: backward only
-            if origin is not previous and not getattr(statement, "s2sad_guard", False):
+            if origin is not previous and not facts.GUARD.of(statement):
                 out.append(nodes.Comment(self._header(statement) if isinstance(
                     statement, (gast.If, gast.For, gast.While)) else self._comment(origin)))
             previous = origin
@@ -334,7 +335,7 @@ class Tape:
         if taped and checkpoint.is_checkpointed(statement) and id(statement) in self.recorded:
             return checkpoint.forward(self, statement)
         body = self.forward(statement.body, taped, _origin(statement))
-        exits = getattr(statement, "s2sad_exits", [])
+        exits = facts.EXITS.of(statement, [])
         if exits:
             body.append(checkpoint.exit_test(exits))
         trips = self.recorded.get(id(statement)) if taped else None
@@ -354,7 +355,7 @@ class Tape:
         if isinstance(loop, gast.While):  # a test Numba would fold prunes what the body keeps
             loop.test = self.unfoldable(loop.test)
         if taped:
-            loop.s2sad_taped = statement  # counted.py: the trips of `statement`
+            facts.TAPED.put(loop, statement)  # counted.py: the trips of `statement`
         code.append(loop)
         if trips is not None and in_loop and trips not in self.recomputed:
             code.append(self.keep_count(("trips", trips), trips))
@@ -471,10 +472,10 @@ def kept_rank(statement, kept):
     if isinstance(kept, gast.Name):
         return _rank_at(statement, kept.id)
     if isinstance(kept, gast.Subscript) and isinstance(kept.value, gast.Name):
-        rank = getattr(statement, "s2sad_ranks", {}).get(kept.value.id)
+        rank = facts.RANKS.of(statement, {}).get(kept.value.id)
         if rank is not None:
-            return kinds.indexed_rank(rank, kept.slice, statement.s2sad_scalars,
-                                      statement.s2sad_ints)
+            return kinds.indexed_rank(rank, kept.slice, facts.SCALARS.of(statement),
+                                      facts.INTS.of(statement))
     return None
 
 
@@ -490,11 +491,11 @@ def _saved_name(kept):
 def _rank_at(statement, name):
     """The rank kinds.py knows for `name` at `statement` (or right after it, when the
     statement makes it: a value kept right after it is made), or None."""
-    ranks = getattr(statement, "s2sad_ranks", {})
+    ranks = facts.RANKS.of(statement, {})
     rank = ranks.get(name)
     if rank is None and isinstance(statement, gast.Assign) and \
             activity.targets(statement) == {name}:
-        rank = kinds.rank_of(statement.value, statement.s2sad_scalars, statement.s2sad_ints,
+        rank = kinds.rank_of(statement.value, facts.SCALARS.of(statement), facts.INTS.of(statement),
                              ranks)
     return rank
 
@@ -502,9 +503,9 @@ def _rank_at(statement, name):
 def _is_element(statement):
     """`statement` reads one element of an array (kinds.py knows the rank and the ints)."""
     value = statement.value
-    rank = getattr(statement, "s2sad_ranks", {}).get(value.value.id)
+    rank = facts.RANKS.of(statement, {}).get(value.value.id)
     return rank is not None and kinds.indexed_rank(
-        rank, value.slice, statement.s2sad_scalars, statement.s2sad_ints) == 0
+        rank, value.slice, facts.SCALARS.of(statement), facts.INTS.of(statement)) == 0
 
 
 def _index_of(loop):
@@ -526,7 +527,7 @@ def _method_target(call, method):
 
 
 def _origin(statement):
-    return getattr(statement, "s2sad_origin", statement)
+    return facts.ORIGIN.of(statement, statement)
 
 
 def _made_for(loop):

@@ -16,8 +16,8 @@ shape a person writes:
         dv[i] += d_t10
 
 The expression tree is moved as it is (astor adds the parentheses it needs, emit/printing.py
-proves the printing), so every operation keeps its operands and their order: the values are bit for bit
-the same, run as Python or compiled by Numba. A wrong fold is a wrong gradient, so the rules
+proves the printing), so every operation keeps its operands and their order: the values are
+bit for bit the same, run as Python or compiled by Numba. A wrong fold is a wrong gradient, so the rules
 are conservative:
 
 - only the transformer's own names (`_t<N>` temporaries and their adjoints `d_t<N>`), stored
@@ -45,6 +45,7 @@ import re
 
 import gast
 
+from .. import facts
 from .. import nodes
 from . import fold_facts
 from ..nodes import Comment, dotted_parts
@@ -495,7 +496,7 @@ def _one_product(definition):
     """`d_t31 = d_t47 * w4`, `d_t29 = -d_t39 * w4`: one product of names and numbers that the
     kinds show is a number (adjoints.py marks it)."""
     value = definition.value
-    return getattr(definition, "s2sad_scalar", False) and isinstance(value, gast.BinOp) and \
+    return facts.SCALAR.of(definition) and isinstance(value, gast.BinOp) and \
         isinstance(value.op, gast.Mult) and _atom(value.left) and _atom(value.right)
 
 

@@ -12,6 +12,7 @@
 """
 import gast
 
+from .. import facts
 from .. import nodes
 from ..nodes import Comment
 
@@ -279,11 +280,11 @@ def extremum_in_place(function, owners):
         for index, statement in enumerate(statements):
             value = getattr(statement, "value", None)
             if isinstance(statement, gast.AugAssign) and isinstance(statement.op, gast.Add) and \
-                    getattr(statement, "s2sad_basic", False) and \
+                    facts.BASIC.of(statement) and \
                     isinstance(statement.target.value, gast.Name) and \
                     statement.target.value.id in owners and _is_call(value, "extremum_grad") \
                     and len(value.args) == 4 and isinstance(value.args[3], gast.Constant) and \
-                    value.args[3].value is None and (getattr(value, "s2sad_rank", 0) or 0) >= 1:
+                    value.args[3].value is None and (facts.RANK.of(value, 0) or 0) >= 1:
                 view = gast.Subscript(nodes.clone(statement.target.value),
                                       nodes.clone(statement.target.slice), gast.Load())
                 call = nodes.call("rt.add_extremum_grad", view, *value.args[:3])

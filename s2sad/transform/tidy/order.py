@@ -22,6 +22,7 @@ arrays no other name sees), fold before exact, summed_first and the second sprea
 liveness before unread_stacks (a put-back dropped may leave a stack unread). The passes that
 only drop code (dead_code, unread_stacks) can run again at any point without harm.
 """
+from .. import facts
 from . import (
     copies,
     dead_code,
@@ -39,7 +40,7 @@ from . import (
 def tidy(function):
     """The function tidied by every pass, in the order above; returns it (some passes return
     a new tree)."""
-    shapes = getattr(function, "s2sad_shapes", {})
+    shapes = facts.SHAPES.of(function, {})
     function = literals.fold_literals(function)
     owners = in_place.accumulate_in_place(function)
     in_place.keep_in_place(function)

@@ -9,6 +9,7 @@ products (order.py runs these, before and after folding).
 import gast
 import numpy
 
+from .. import facts
 from .. import nodes
 from . import exact
 from ..nodes import dotted_parts
@@ -109,8 +110,8 @@ def _same_shape(node, spread, shapes):
     array = spread.args[1]
     if node.id == array.id:
         return True
-    here = getattr(node, "s2sad_class", None)
-    if here is not None and here is getattr(spread, "s2sad_class", None):
+    here = facts.CLASS.of(node)
+    if here is not None and here is facts.CLASS.of(spread):
         return True
     return shapes.get(node.id) is not None and shapes.get(node.id) is shapes.get(array.id)
 
@@ -125,7 +126,7 @@ def _is_ufunc_call(node):
 def _axis_spread(node):
     """`rt.unreduce(g, a, 1)` after a reduction that removed axis 1 (blocks.py marks the rank of
     `a`): the sums of g spread along that axis."""
-    return _is_call(node, "unreduce") and getattr(node, "s2sad_rank", None) is not None
+    return _is_call(node, "unreduce") and facts.RANK.of(node) is not None
 
 
 def _unspread(spread):
@@ -133,7 +134,7 @@ def _unspread(spread):
     itself, or `g` with the reduced axis put back with length 1 (`numpy.expand_dims(g, 1)`),
     which broadcasts along it without an array of the whole shape."""
     g = spread.args[0]
-    if whole_spread(spread) or spread.s2sad_rank == 1:   # g is one number
+    if whole_spread(spread) or facts.RANK.of(spread) == 1:   # g is one number
         return g
     return nodes.call("numpy.expand_dims", g, spread.args[2])
 

@@ -21,6 +21,7 @@ vector and a matrix is `B @ g`: it reads the vector only for its kind.
 """
 import gast
 
+from .. import facts
 from .. import nodes
 from ..nodes import dotted_parts
 
@@ -72,14 +73,14 @@ def _is_product_of_matrices(value):
     """`rt.matmul_grad_a(g, a, b)` with a and b matrices (blocks.py marks the ranks)."""
     return isinstance(value, gast.Call) and dotted_parts(value.func) == \
         ["rt", "matmul_grad_a"] and len(value.args) == 3 and \
-        getattr(value, "s2sad_operand_ranks", None) == [2, 2]
+        facts.OPERAND_RANKS.of(value) == [2, 2]
 
 
 def _summed_over_rows(node):
     """(like, g) of `rt.unbroadcast(g, like)` or `rt.unbroadcast(-g, like)`, `like` a vector
     (blocks.py marks its rank) read by names, subscripts and numbers only; (None, None) else."""
     if not (isinstance(node, gast.Call) and dotted_parts(node.func) == ["rt", "unbroadcast"]
-            and len(node.args) == 2 and getattr(node, "s2sad_like_rank", None) == 1):
+            and len(node.args) == 2 and facts.LIKE_RANK.of(node) == 1):
         return None, None
     value = node.args[0]
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
