@@ -27,8 +27,7 @@ An in-place write `a[i] = v` makes `a` varied when `v` is, and never kills `a`.
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 from s2sad import templates
 

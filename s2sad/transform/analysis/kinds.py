@@ -16,8 +16,7 @@ import numpy
 
 from s2sad.runtime import rt
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..front import normalize
 from . import activity, result_ranks
 

@@ -15,8 +15,7 @@ import gast
 
 from s2sad.errors import S2sadError
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..front import exits, fence, normalize, parse, resolve
 from . import kinds
 from ..naming import Namer

@@ -26,8 +26,7 @@ import numpy
 
 from s2sad.runtime import rt
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 WHY = ("s2sad makes it an array with a row per trip: it must know the number of rows when the "
        "loop starts, and each row when its trip ends")

@@ -5,8 +5,7 @@ import builtins
 import gast
 import numpy
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 # NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
 SEQUENCE_FUNCTIONS = {"numpy.stack", "numpy.array", "numpy.asarray", "numpy.concatenate",

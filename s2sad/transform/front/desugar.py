@@ -37,8 +37,7 @@ import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}

@@ -29,8 +29,7 @@ have its own type, which Numba could not index at run time).
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 
 def single_exit(tree, namer):

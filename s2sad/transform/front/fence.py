@@ -13,8 +13,7 @@ import gast
 
 from s2sad.errors import Diagnostic
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.Pass, gast.If,
                       gast.For, gast.While, gast.Break, gast.Continue)

@@ -9,14 +9,15 @@ expression (the same values, bit for bit) and whose rule is that derivative.
 
 Only `numpy.exp` forms are read so (`math.exp` may round its last bit otherwise than NumPy's),
 with the literal 1 (int or float) in both places, in either order around `+`.
+
+    y = 1.0 / (1.0 + numpy.exp(-z))      -->      y = rt.sigmoid(z)
 """
 import gast
 import numpy
 
 from s2sad.runtime import rt
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 
 def rewrite(tree):

@@ -34,8 +34,7 @@ import gast
 
 from s2sad.errors import S2sadError
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from . import desugar, fence, parse, resolve
 
 MAX_STATEMENTS = 12

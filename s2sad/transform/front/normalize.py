@@ -22,8 +22,7 @@ function of yours, which might write into the array between the reads, or writes
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 from s2sad.errors import Diagnostic, UnsupportedError
 from s2sad.runtime import rt

@@ -29,8 +29,7 @@ from s2sad.errors import Diagnostic
 from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}

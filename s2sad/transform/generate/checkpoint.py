@@ -60,8 +60,7 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 from s2sad.runtime import rt
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..front import normalize
 from ..analysis import activity
 

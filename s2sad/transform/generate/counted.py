@@ -34,8 +34,7 @@ stack used otherwise keep their lists.
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..analysis import trip_totals
 from . import checkpoint
 

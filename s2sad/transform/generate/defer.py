@@ -19,8 +19,7 @@ writes (`_t3 = inputs[t]`), the rows are that array's own: `dw_x += _dw_x_g.T @ 
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 
 
 def defer(function, namer):

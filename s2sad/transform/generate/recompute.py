@@ -12,8 +12,7 @@ recompute with a simple cost rule: recompute what is cheap, keep a value where i
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..analysis import activity, kinds
 from .tape import walk
 

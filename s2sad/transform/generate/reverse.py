@@ -32,8 +32,7 @@ import gast
 
 from s2sad.errors import TemplateError
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..analysis import activity, aliases, returns
 from . import checkpoint, defer, nancheck
 from ..analysis import kinds as kinds_module

@@ -16,13 +16,21 @@ An `if` that has backward work records its branch (`_branch0`), a loop its trip 
 (`_trips0`); on a stack when they are themselves inside a loop. A checkpointed loop
 (checkpoint.py) keeps snapshots in the forward sweep and runs this taped code per segment in the
 backward sweep.
+
+    def f(x):                      # ---- forward sweep ----
+        x = numpy.sin(x)    -->    _x_0 = x                     (save before overwrite)
+        return x * x               x = numpy.sin(x)
+                                   _t1 = x * x
+                                   # ---- backward sweep ----
+                                   dx = 2 * (d_result * x)      (reads the new x)
+                                   x = _x_0                     (put back)
+                                   dx = dx * numpy.cos(x)       (reads the old x)
 """
 import collections
 
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..front import normalize
 from ..analysis import activity, callee_writes, kinds
 from . import checkpoint

@@ -5,11 +5,20 @@
 loop counter where the trip count is known before the loop; the trip counts and branch flags
 of loops and `if`s; the forward sweep with its pushes, and the backward sweep's markers
 expanded into loops and branches run in reverse.
+
+    for i in range(n):                     _trips0 = len(range(n))
+        s = s * numpy.sin(w[i])            _stack_s = numpy.empty(_trips0)
+                                    -->    for i in range(n):
+                                               _stack_s[i] = s
+                                               s = s * _t1
+                                           ...
+                                           for i in range(n - 1, -1, -1):
+                                               s = _stack_s[i]
+                                               ...
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..front import normalize
 from ..analysis import activity, kinds, loop_shapes
 from . import checkpoint, counted, ranges

@@ -45,8 +45,7 @@ import re
 
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from . import fold_facts
 from ..nodes import Comment, dotted_parts
 

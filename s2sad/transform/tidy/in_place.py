@@ -12,8 +12,7 @@
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..nodes import Comment
 
 def accumulate_in_place(function):

@@ -9,8 +9,7 @@ products (order.py runs these, before and after folding).
 import gast
 import numpy
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from . import exact
 from ..nodes import dotted_parts
 

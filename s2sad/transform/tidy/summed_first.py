@@ -21,8 +21,7 @@ vector and a matrix is `B @ g`: it reads the vector only for its kind.
 """
 import gast
 
-from .. import facts
-from .. import nodes
+from .. import facts, nodes
 from ..nodes import dotted_parts
 
 
