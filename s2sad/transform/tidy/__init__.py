@@ -1,5 +1,6 @@
 """Tidy passes: the generated function made to read as a person writes it, with the same
-numbers to the last bit (no pass reorders a floating-point operation that could change one).
+numbers to the last bit, but for summed_first, which sums a matrix product's gradient over rows
+before the product (the last bits may differ: the sums are taken in another order).
 
 order.py runs them, in an order written once there. One pass per module:
 

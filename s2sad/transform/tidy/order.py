@@ -1,5 +1,6 @@
 """The tidy passes in their order, written once: what filled templates produce -> what a person
-would write, without changing a single value (every pass here is exact in floating point).
+would write, without changing a value (every pass is exact in floating point but summed_first,
+whose sums over rows, taken before a product, may differ in the last bits).
 
     literals        integer arithmetic folded, `** 1` and `* 1` dropped
     in_place        `dw = dw + g` -> `dw += g`; element gradients left where they are
