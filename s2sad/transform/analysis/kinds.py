@@ -27,6 +27,8 @@ FULL_REDUCTIONS = {numpy.sum, numpy.mean, numpy.prod, numpy.max, numpy.min, nump
 # Calls whose result has the dimensions of their one array argument.
 SAME_RANK = {numpy.copy, numpy.transpose, numpy.ascontiguousarray, numpy.negative, rt.saved,
              rt.copy}
+# ... and those whose result also has its shape (a transpose keeps the rank, not the shape)
+SAME_SHAPE = SAME_RANK - {numpy.transpose}
 ALLOCATORS = {numpy.zeros, numpy.ones, numpy.empty}
 # rt's helpers that act element by element like a ufunc (idioms.py writes them)
 ELEMENTWISE_HELPERS = {rt.sigmoid}
@@ -136,7 +138,7 @@ def _shape_class(value, scalars, shapes):
         operands = [value.left, value.right]
     elif isinstance(value, gast.Call) and not value.keywords and value.args and (
             is_elementwise(facts.REF.of(value)) or
-            facts.REF.of(value) in SAME_RANK):
+            facts.REF.of(value) in SAME_SHAPE):
         operands = value.args
     else:
         return None

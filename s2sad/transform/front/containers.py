@@ -62,7 +62,8 @@ class _Scalarize:
 
     def run(self):
         tree = self.source.tree
-        if not self.held and not any(values.interesting(n) for n in nodes.walk(tree)):
+        if not self.held and not any(values.interesting(n) or self.tuple_result(n)
+                                     for n in nodes.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
         if self.problems:  # (an unrolled loop's body reports once per trip: once is enough)
@@ -492,6 +493,13 @@ class _Scalarize:
             node.func.attr in values.VIEWS and not node.args and not node.keywords and \
             isinstance(node.func.value, (gast.Name, gast.Attribute)) and \
             getattr(self.container(node.func.value, None), "kind", None) == "dict"
+
+    def tuple_result(self, node):
+        """`r = g(x)` of a call returning a tuple of a length known now (r is then held as
+        its elements: `r[0]` reads one)."""
+        return isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+            isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call) and \
+            bool(self.tuple_count(node.value))
 
     def tuple_count(self, call):
         """How many values a call returns when it returns a tuple of a length known now."""

@@ -207,12 +207,10 @@ class _Normalizer:
             self._assign_fresh([first.id], self.operation(value))
         elif isinstance(value, gast.Tuple) and len(value.elts) == len(first.elts):
             self._unpack(first.elts, value.elts)
-        elif isinstance(value, gast.Call):
+        elif isinstance(value, gast.Call) and all(isinstance(t, gast.Name) for t in first.elts):
             self._assign_fresh([t.id for t in first.elts], self.operation(value))
         else:
-            raise UnsupportedError([Diagnostic(
-                self.source.loc(value), "tuple unpacking needs a tuple of the same length or a "
-                "call on the right-hand side", fix="assign each element separately")])
+            self._unpack_by_index(first, value)
         source_names = [first] if isinstance(first, gast.Name) else first.elts
         for target in rest:  # a = b = value: later targets copy the first
             if isinstance(target, gast.Name):
@@ -221,6 +219,16 @@ class _Normalizer:
             else:
                 for name, element in zip(source_names, target.elts):
                     self.assign(element.id, _load(name.id))
+
+    def _unpack_by_index(self, target, value):
+        """`n, m = x.shape` (any value but a tuple display or a call): each target gets its
+        element, `n = x.shape[0]; m = x.shape[1]`, all read before any is assigned. A value
+        that is not a name, an attribute or a constant subscript of one is computed once."""
+        if not _is_path(value):
+            value = self.atom(value)
+        parts = [gast.Subscript(nodes.clone(value), nodes.constant(k), gast.Load())
+                 for k in range(len(target.elts))]
+        self._unpack(target.elts, parts)
 
     def _assign_atom(self, target, atom):
         if isinstance(target, gast.Subscript):
@@ -345,6 +353,15 @@ class _Normalizer:
         if isinstance(node, gast.Subscript):
             return gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load())
         return self.atom(node)
+
+
+def _is_path(node):
+    """A name, or an attribute or a constant subscript of a path: `x`, `x.shape`, `p.w[0]`."""
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        if isinstance(node, gast.Subscript) and not isinstance(node.slice, gast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, gast.Name)
 
 
 def is_hook(statement):

@@ -1,0 +1,74 @@
+"""Code as people write it (issue 35): the spellings of published objectives and kernels
+that s2sad refused or got wrong, each with the construct it exercises. tests/test_as_written.py
+checks each against central finite differences, JIT on and off.
+
+CASES: (function, rng -> arguments, wrt)
+"""
+import numpy as np
+
+CASES = []
+NOT_NUMBA = set()   # functions whose gradient runs as Python (with JitFallbackWarning)
+
+
+# ---- tuple unpacking of any tuple-valued expression ----------------------------------------
+
+def unpacked_shape(img):
+    rows, cols = img.shape
+    total = 0.0
+    for i in range(rows - 1):
+        for j in range(cols):
+            total = total + (img[i + 1, j] - img[i, j]) ** 2
+    return total / (rows * cols)
+
+
+def unpacked_shape_3d(x):
+    a, b, c = x.shape
+    return np.sum(x ** 2) / (a * b * c)
+
+
+def unpacked_shape_of_an_expression(x, w):
+    n, m = (x * w).shape
+    return np.sum(np.tanh(x * w)) * n + m
+
+
+def _sin_and_cos(x):
+    return np.sin(x), np.cos(x)
+
+
+def subscripted_user_result(x):
+    r = _sin_and_cos(x)
+    return np.sum(r[0] * r[1]) + np.sum(r[-1])
+
+
+def subscripted_numpy_result(a):
+    r = np.linalg.slogdet(a)
+    sign, logdet = r
+    return r[1] + np.linalg.slogdet(a @ a)[1] + sign * logdet
+
+
+CASES += [
+    (unpacked_shape, lambda rng: (rng.normal(size=(4, 5)),), 0),
+    (unpacked_shape_3d, lambda rng: (rng.normal(size=(2, 3, 4)),), 0),
+    (unpacked_shape_of_an_expression, lambda rng: (rng.normal(size=(2, 3)), rng.normal()),
+     (0, 1)),
+    (subscripted_user_result, lambda rng: (rng.normal(size=3),), 0),
+    (subscripted_numpy_result, lambda rng: (rng.normal(size=(3, 3)) + 4 * np.eye(3),), 0),
+]
+
+
+# ---- a transpose keeps the rank, not the shape -------------------------------------------------
+
+def transposed_times(x, W):
+    return np.sum(np.transpose(x) * W) + np.sum(x.T * W)
+
+
+def transposed_twice_used(x, W):
+    y = np.transpose(np.tanh(x))
+    return np.sum(y * W + y)
+
+
+CASES += [
+    (transposed_times, lambda rng: (rng.normal(size=(3, 4)), rng.normal(size=(4, 3))), (0, 1)),
+    (transposed_twice_used, lambda rng: (rng.normal(size=(3, 4)), rng.normal(size=(4, 3))),
+     (0, 1)),
+]
