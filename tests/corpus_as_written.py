@@ -72,3 +72,34 @@ CASES += [
     (transposed_twice_used, lambda rng: (rng.normal(size=(3, 4)), rng.normal(size=(4, 3))),
      (0, 1)),
 ]
+
+
+# ---- print, assert and raise run as in the user's function -------------------------------------
+
+def printing(x):
+    y = np.sin(x)
+    print("y is", y)
+    return np.sum(y * y)
+
+
+def asserting(x):
+    assert x.ndim == 1, "need a vector"
+    return np.sum(x ** 2)
+
+
+def raising(x, limit):
+    if x.shape[0] > limit:
+        raise ValueError("too long")
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < -10.0:
+            raise ValueError("out of range")
+        s = s + x[i] ** 2
+    return s
+
+
+CASES += [
+    (printing, lambda rng: (rng.normal(size=3),), 0),
+    (asserting, lambda rng: (rng.normal(size=3),), 0),
+    (raising, lambda rng: (rng.normal(size=4), 10), 0),
+]

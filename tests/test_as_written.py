@@ -24,3 +24,62 @@ def test_gradient_matches_finite_differences(f, make_args, wrt):
                            py_fn=py_fn)
     fallbacks = [w for w in caught if issubclass(w.category, s2sad.JitFallbackWarning)]
     assert len(fallbacks) == (1 if f.__name__ in corpus_as_written.NOT_NUMBA else 0)
+
+
+# ---- print, assert and raise -------------------------------------------------------------------
+
+def _callee_that_prints(x, w):
+    """Long enough not to be inlined: the caller's backward sweep runs its adjoint."""
+    y = np.tanh(x * w)
+    print("callee", w)
+    z = y * y + w
+    z = z * np.cos(z) + y
+    z = z + np.sin(y) * w
+    z = z * z + 1.0
+    z = np.sqrt(z) + y
+    z = z * w + np.exp(-z)
+    z = z + y * y
+    z = z * 0.5 + w
+    z = z - np.tanh(z)
+    z = z + 1.0
+    return np.sum(z)
+
+
+def _caller(x, w):
+    print("caller")
+    return _callee_that_prints(x, w) * 2.0
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_print_runs_once_per_call_in_the_forward_sweep(capfd, jit):
+    x, w = np.linspace(0.1, 0.5, 3), 0.7
+    _caller(x, w)
+    expected = capfd.readouterr().out
+    assert expected.count("callee") == 1
+    for make in (s2sad.grad(_caller, wrt=(0, 1), jit=jit),
+                 lambda *a: s2sad.jvp(_caller, wrt=0, jit=jit)(*a, np.ones(3))):
+        make(x, w)
+        assert capfd.readouterr().out.split() == expected.split()
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_assert_and_raise_raise_what_the_function_raises(jit):
+    for f, args, error, message in [
+            (corpus_as_written.asserting, (np.ones((2, 2)),), AssertionError, "need a vector"),
+            (corpus_as_written.raising, (np.ones(4), 2), ValueError, "too long"),
+            (corpus_as_written.raising, (np.array([1.0, -20.0]), 5), ValueError,
+             "out of range")]:
+        with pytest.raises(error, match=message):
+            f(*args)
+        with pytest.raises(error, match=message):
+            s2sad.grad(f, wrt=0, jit=jit)(*args)
+
+
+def test_the_generated_code_shows_the_print_and_the_raise():
+    g = s2sad.grad(corpus_as_written.raising, wrt=0, jit=False)
+    g(np.ones(3), 5)
+    text = s2sad.source(g)
+    assert "raise ValueError('too long')" in text and "raise ValueError('out of range')" in text
+    g = s2sad.grad(corpus_as_written.printing, wrt=0, jit=False)
+    g(np.ones(3))
+    assert "print('y is', y)" in s2sad.source(g)

@@ -111,10 +111,10 @@ ORIGIN = Fact(
     "origin", "the user's statement a generated statement comes from: its `# grad of:`"
     " comment and line", _ANY,
     ("front/inline", "front/containers", "front/container_buffers", "front/exits",
-     "front/normalize", "generate/scalar_loops"),
+     "front/normalize", "generate/scalar_loops", "generate/effects"),
     ("front/inline", "front/containers", "front/container_buffers", "front/exits",
      "front/normalize", "analysis/aliases", "generate/blocks", "generate/checkpoint",
-     "generate/forward", "generate/scalar_loops", "generate/tape"))
+     "generate/effects", "generate/forward", "generate/scalar_loops", "generate/tape"))
 EXITS = Fact(
     "exits", "a loop's exit flags, tested after each trip (break, return inside it)",
     (list,), ("front/exits",),
@@ -128,6 +128,10 @@ IN_PLACE = Fact(
 HOOK = Fact(
     "hook", "`with s2sad.grad_of(x) as dx:`: (the name of dx, the body run on it)", (tuple,),
     ("front/normalize",), ("generate/blocks",))
+EFFECT = Fact(
+    "effect", "a `print(...)` or `raise ...` held as an assignment to a name nothing reads"
+    " until the sweeps are built: \"print\" or \"raise\"", (str,), ("front/normalize",),
+    ("generate/effects",))
 CHECKPOINT = Fact(
     "checkpoint", "a checkpointed loop: how many trips between snapshots", _ANY,
     ("front/normalize",), ("generate/checkpoint",))

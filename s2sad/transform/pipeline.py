@@ -42,7 +42,7 @@ from .front import (
     resolve,
 )
 from .analysis import activity, clogs, returns
-from .generate import checkpoint, forward, reverse, scalar_loops
+from .generate import checkpoint, effects, forward, reverse, scalar_loops
 from .tidy import order
 from .emit import index, printing
 from .naming import Namer
@@ -89,18 +89,19 @@ def forget(functions):
 NO_KINDS = (frozenset(), frozenset(), frozenset(), ())
 
 
-def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
+def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False, quiet=False):
     """The generated adjoint of `func` w.r.t. the parameters at `positions` (a tuple of ints).
     `kinds`: (names of parameters known to be Python scalars, those known to be ints); what is
     known lets the adjoint skip shape bookkeeping (`rt.unbroadcast`) and saves. `tidy=False`
     skips the clean-up pass (to see what the templates produced). `check_nan`: check each
-    gradient the backward sweeps write, callees' included (nancheck.py)."""
+    gradient the backward sweeps write, callees' included (nancheck.py). `quiet`: leave out
+    the function's prints (a callee's adjoint: its primal copy printed already)."""
     kinds = _with_structures(func, kinds)
-    key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, check_nan,
+    key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, check_nan, quiet,
            templates.generation())
     if key not in _done:
         _done[key] = _indexed(key, lambda: _adjoint(func, tuple(positions), kinds, tidy,
-                                                    check_nan))
+                                                    check_nan, quiet))
     return _done[key]
 
 
@@ -298,7 +299,7 @@ def _code_digest(func):
     return hashlib.sha256(text).hexdigest()[:16] if text else ""
 
 
-def _adjoint(func, positions, kinds, tidy, check_nan):
+def _adjoint(func, positions, kinds, tidy, check_nan, quiet=False):
     source, callees, externals, owners = _prepare(func, kinds)
     params = [a.id for a in resolve.parameters(source.tree.args)]
     wrt = [params[i] for i in positions]
@@ -320,11 +321,12 @@ def _adjoint(func, positions, kinds, tidy, check_nan):
         if key not in linked:
             name = namer.fresh(f"d{emitted[callee]}")
             bindings.append((name, adjoint(callee, callee_positions, callee_kinds,
-                                           check_nan=check_nan)))
+                                           check_nan=check_nan, quiet=True)))
             linked[key] = name
         return linked[key]
 
     function = reverse.reverse(source, body, wrt, namer, link, adjoint_name, kinds, check_nan)
+    effects.restore(function, quiet)
     if tidy:
         function = order.tidy(function)
     bindings += _external_bindings(externals, function)
@@ -372,8 +374,9 @@ def _tangent(func, positions, kinds):
             linked[key] = (name, generated.outputs)
         return linked[key]
 
-    function = order.tidy(forward.forward(source, body, wrt, namer, link, tangent_name,
-                                             kinds))
+    function = forward.forward(source, body, wrt, namer, link, tangent_name, kinds)
+    effects.restore(function)
+    function = order.tidy(function)
     bindings += _external_bindings(externals, function)
     what = f"forward mode w.r.t. {', '.join(wrt)}" if wrt else "forward mode"
     python_only = _python_only(source, bindings)

@@ -26,6 +26,9 @@ Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
     sq = lambda y: y * y                        _y0 = x
     z = sq(x)                                   z = _y0 * _y0
 
+    assert x.ndim == 1, "a vector"              if not x.ndim == 1:
+                                                    raise AssertionError("a vector")
+
 A comprehension's variables are renamed apart (they are local to it in Python). A nested `def`
 or a `lambda` bound to a name is put in place of each call (its locals renamed apart, its free
 names read where it is called, as Python's late binding reads them); it must end in its only
@@ -88,6 +91,8 @@ class _Desugar:
                     isinstance(statement.value, gast.Lambda):
                 self.functions[statement.targets[0].id] = statement.value
                 continue
+            if isinstance(statement, gast.Assert):
+                statement = _as_if(statement)
             outer, self.pre = self.pre, []
             if isinstance(statement, gast.For):
                 statement = self.loop(statement)
@@ -361,6 +366,17 @@ class _Desugar:
         self.pre = outer
         self.inlining.pop()
         return gast.copy_location(nodes.name(result), call)
+
+
+def _as_if(statement):
+    """`assert test, message` -> `if not test: raise AssertionError(message)`: the same exception
+    at the same point (Python's -O, which drops asserts, is not followed)."""
+    error = gast.Call(gast.Name("AssertionError", gast.Load(), None, None),
+                      [statement.msg] if statement.msg is not None else [], [])
+    raised = gast.copy_location(gast.Raise(gast.copy_location(error, statement), None),
+                                statement)
+    test = gast.copy_location(gast.UnaryOp(gast.Not(), statement.test), statement.test)
+    return gast.copy_location(gast.If(test, [raised], []), statement)
 
 
 class _Expressions(nodes.Transformer):

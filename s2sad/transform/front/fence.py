@@ -16,7 +16,7 @@ from s2sad.errors import Diagnostic
 from .. import facts, nodes
 
 ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.Pass, gast.If,
-                      gast.For, gast.While, gast.Break, gast.Continue)
+                      gast.For, gast.While, gast.Break, gast.Continue, gast.Raise)
 ALLOWED_EXPRESSIONS = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Call,
                        gast.Attribute, gast.Tuple, gast.keyword, gast.Subscript, gast.IfExp,
                        gast.Compare, gast.BoolOp)
@@ -36,8 +36,8 @@ DESCRIPTIONS = {
     gast.Await: "`await`", gast.FunctionDef: "nested function definitions",
     gast.AsyncFunctionDef: "nested async functions", gast.ClassDef: "class definitions",
     gast.Try: "`try` statements", gast.With: "`with` statements",
-    gast.AsyncWith: "`async with`", gast.AsyncFor: "`async for`", gast.Raise: "`raise`",
-    gast.Assert: "`assert`", gast.Global: "`global` declarations",
+    gast.AsyncWith: "`async with`", gast.AsyncFor: "`async for`",
+    gast.Global: "`global` declarations",
     gast.Nonlocal: "`nonlocal` declarations", gast.Delete: "`del`",
     gast.Import: "imports inside the function", gast.ImportFrom: "imports inside the function",
     gast.Starred: "star-arguments (`*args`)", gast.JoinedStr: "f-strings",
@@ -99,6 +99,8 @@ class _Fence:
         elif isinstance(node, gast.Expr) and not _is_docstring(node):
             self._expression_statement(node)
             return
+        elif isinstance(node, gast.Raise):
+            return self._raise(node)
         elif isinstance(node, gast.Assign):
             for target in node.targets:
                 self._target(target)
@@ -129,14 +131,28 @@ class _Fence:
                 self._expression(argument)
             return
         if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["print"]:
-            return self.report(node, "print(...) is not supported in a differentiated function",
-                               why="the gradient runs generated code, not your function's "
-                                   "statements one by one",
-                               fix="print outside the function; to see a gradient, print it "
-                                   "in a `with s2sad.grad_of(x) as dx:` block")
+            for part in value.args + [k.value for k in value.keywords]:
+                self._expression(part)  # runs in the forward sweep, as written
+            return
         self.report(node, "expression statements (e.g. bare calls) are not supported",
                     why="their result is discarded, and side effects are not differentiated",
                     fix="remove the statement, or assign its result to a variable")
+
+    def _raise(self, node):
+        """`raise ValueError("...")` (and `assert`, desugared to one): raised in the forward
+        sweep at the same point, with the same exception."""
+        exc = node.exc
+        if exc is None or node.cause is not None or not (
+                isinstance(exc, gast.Name) or isinstance(exc, gast.Call) and
+                isinstance(exc.func, gast.Name)):
+            self.report(node, "only `raise SomeError(...)` (or `raise SomeError`) is supported",
+                        why="the forward sweep raises the same exception at the same point; a "
+                            "bare `raise` or `raise ... from ...` has nothing to re-raise there",
+                        fix="raise an exception instance: raise ValueError('...')")
+            return
+        for part in exc.args + [k.value for k in exc.keywords] \
+                if isinstance(exc, gast.Call) else ():
+            self._expression(part)
 
     def _hook(self, node):
         """`with s2sad.grad_of(x) as dx:` (normalize.py checks the function is grad_of): a body
@@ -362,11 +378,11 @@ def _is_number(node):
 
 
 def _always_returns(statements):
-    """Whether every path through `statements` ends in a `return`."""
+    """Whether every path through `statements` ends in a `return` (or a `raise`)."""
     if not statements:
         return False
     last = statements[-1]
-    if isinstance(last, gast.Return):
+    if isinstance(last, (gast.Return, gast.Raise)):
         return True
     if isinstance(last, gast.If):
         return _always_returns(last.body) and _always_returns(last.orelse)

@@ -127,7 +127,27 @@ class _Normalizer:
             self._for(node)
         elif isinstance(node, gast.With):
             self._hook(node)
+        elif is_effect(node):
+            self._effect(node)
         # docstrings and `pass` vanish
+
+    def _effect(self, node):
+        """`print(a, b + 1)` or `raise ValueError("...")`: run in the forward sweep as written.
+        Until the sweeps are built it is an assignment to a name nothing reads, so every
+        analysis sees a plain statement; generate/effects.py writes it back as it was.
+
+            print("y is", y + 1)     -->    _t0 = y + 1
+                                            _effect0 = print("y is", _t0)   (facts.EFFECT)
+        """
+        if isinstance(node, gast.Expr):
+            kind, call = "print", node.value
+        else:
+            kind, call = "raise", node.exc
+            if not isinstance(call, gast.Call):  # `raise ValueError`
+                call = gast.copy_location(gast.Call(call, [], []), call)
+        name = self.namer.numbered("_effect")
+        self.assign(name, self.operation(call))
+        facts.EFFECT.put(self.out[-1], kind)
 
     def _carry(self, new, old):
         """Emit a compound statement, keeping the annotations exits.py put on `old`."""
@@ -362,6 +382,14 @@ def _is_path(node):
             return False
         node = node.value
     return isinstance(node, gast.Name)
+
+
+def is_effect(statement):
+    """A statement of the user's run for its effect, with no value to differentiate:
+    `print(...)` or `raise SomeError(...)` (what `assert` became)."""
+    return isinstance(statement, gast.Raise) or isinstance(statement, gast.Expr) and \
+        isinstance(statement.value, gast.Call) and \
+        nodes.dotted_parts(statement.value.func) == ["print"]
 
 
 def is_hook(statement):

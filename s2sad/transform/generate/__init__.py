@@ -11,6 +11,7 @@
       defer        outer products of a backward loop summed as one matrix product after it
       nancheck     `check_nan=True`: a test after each adjoint statement
     forward        the tangent function (forward mode)
+    effects        `print(...)` and `raise ...` written back in the forward sweep
     scalar_loops   the sum of an elementwise vector expression inside a loop -> a loop over
                    its elements, before the sweeps are built
 
