@@ -35,3 +35,12 @@ __all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian",
            "OutputError", "ArgumentError", "InternalError", "NonFiniteError", "GradientCutError",
            "S2sadWarning", "GradientCutWarning", "ZeroGradientWarning", "JitFallbackWarning",
            "CacheWarning"]
+
+
+def __getattr__(name):
+    """`s2sad.dask` without `import s2sad.dask` first: imported (with Dask) on first use, so
+    `import s2sad` alone never imports Dask."""
+    if name == "dask":
+        import importlib
+        return importlib.import_module("s2sad.dask")
+    raise AttributeError(f"module 's2sad' has no attribute '{name}'")

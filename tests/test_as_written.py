@@ -83,3 +83,13 @@ def test_the_generated_code_shows_the_print_and_the_raise():
     g = s2sad.grad(corpus_as_written.printing, wrt=0, jit=False)
     g(np.ones(3))
     assert "print('y is', y)" in s2sad.source(g)
+
+
+def test_s2sad_dask_without_importing_it_first():
+    import subprocess
+    import sys
+    code = ("import sys, s2sad; assert 'dask' not in sys.modules; "
+            "f = s2sad.dask.value_and_grad_sum; assert callable(f); print('dask' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
