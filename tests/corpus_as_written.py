@@ -103,3 +103,26 @@ CASES += [
     (asserting, lambda rng: (rng.normal(size=3),), 0),
     (raising, lambda rng: (rng.normal(size=4), 10), 0),
 ]
+
+
+# ---- lambdas: given to grad, or called ---------------------------------------------------------
+
+DATA = np.linspace(-1.0, 1.0, 7)
+
+
+def _log_likelihood(p, data):
+    return -np.sum((data - p[0]) ** 2) * np.exp(p[1])
+
+
+lambda_objective = lambda p: -_log_likelihood(p, DATA)  # noqa: E731  (as published code has it)
+_square = lambda y: y * y  # noqa: E731
+
+
+def calls_a_lambda(x):
+    return np.sum(_square(x) + _square(2.0 * x))
+
+
+CASES += [
+    (lambda_objective, lambda rng: (rng.normal(size=2),), 0),
+    (calls_a_lambda, lambda rng: (rng.normal(size=3),), 0),
+]

@@ -331,10 +331,6 @@ f = namespace["f"]
 exec(compile("def f(x):\\n    return x * 2.0\\n", "<stdin>", "exec"))
 """, fragments=("cannot read the source of", "define the function with `def` in a .py file"),
          at=(1, 1), caret=False),
-    Case("lambda", """
-f = lambda x: x * 2.0
-""", fragments=("cannot differentiate a lambda", "define the function with `def`"),
-         at=(2, 1)),
     Case("wrapper_decorator", """
 def doubled(func):
     @functools.wraps(func)

@@ -93,3 +93,17 @@ def test_s2sad_dask_without_importing_it_first():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_lambda_written_in_the_call(jit):
+    g = s2sad.grad(lambda x, y: np.sum(x * y) + x[0] ** 2, wrt=(0, 1), jit=jit)
+    dx, dy = g(np.ones(3), np.arange(3.0))
+    assert np.allclose(dx, [2.0, 1.0, 2.0]) and np.allclose(dy, [1.0, 1.0, 1.0])
+    assert "def dlambda_" in s2sad.source(g)
+
+
+def test_a_lambda_is_named_after_its_name():
+    g = s2sad.grad(corpus_as_written.lambda_objective, jit=False)
+    g(np.array([0.1, 0.2]))
+    assert "def dlambda_objective(p, " in s2sad.source(g)

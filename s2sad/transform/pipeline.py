@@ -96,6 +96,7 @@ def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False, quiet=F
     skips the clean-up pass (to see what the templates produced). `check_nan`: check each
     gradient the backward sweeps write, callees' included (nancheck.py). `quiet`: leave out
     the function's prints (a callee's adjoint: its primal copy printed already)."""
+    func = parse.named(func)
     kinds = _with_structures(func, kinds)
     key = (func, func.__code__, "adjoint", tuple(positions), kinds, tidy, check_nan, quiet,
            templates.generation())
@@ -131,6 +132,7 @@ def _tuple_return(generated):
 def tangent(func, positions, kinds=NO_KINDS):
     """The generated tangent (forward-mode) function of `func` for tangents of the parameters at
     `positions`; `kinds` as for `adjoint`."""
+    func = parse.named(func)
     kinds = _with_structures(func, kinds)
     key = (func, func.__code__, "tangent", tuple(positions), kinds, templates.generation())
     if key not in _done:
@@ -140,6 +142,7 @@ def tangent(func, positions, kinds=NO_KINDS):
 
 def primal(func):
     """A generated copy of `func` that generated code (and Numba) can call."""
+    func = parse.named(func)
     key = (func, func.__code__, "primal", container_arguments.structures_of(func),
            templates.generation())
     if key not in _done:

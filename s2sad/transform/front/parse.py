@@ -15,6 +15,7 @@ import inspect
 import linecache
 import os
 import types
+import weakref
 
 import gast
 
@@ -119,11 +120,8 @@ def parse_function(func):
             why=f"s2sad differentiates Python source, and inspect could not find it ({exc})",
             fix="define the function with `def` in a .py file (not in a REPL or exec), or "
                 "register a derivative for it with @s2sad.adjoint")]) from None
-    if func.__name__ == "<lambda>":
-        raise UnsupportedError([Diagnostic(
-            where, "cannot differentiate a lambda",
-            why="a lambda's source cannot be located reliably inside its line",
-            fix="define the function with `def`")])
+    if _is_lambda(func):
+        return _parse_lambda(func, lines, first_line, where)
     indent = len(lines[0]) - len(lines[0].lstrip())
     text = "".join(line[indent:] if line[:indent].isspace() or not indent else line.lstrip()
                    for line in lines)
@@ -150,6 +148,89 @@ def parse_function(func):
                 "built from other code), and s2sad differentiates the source it reads",
             fix="reload the module (importlib.reload) or restart Python, so that the function "
                 "and its file agree")])
+    return SourceFunction(func, inspect.getsourcefile(func) or where.path, first_line, indent,
+                          text, tree)
+
+
+_named = weakref.WeakKeyDictionary()   # lambda -> its named copy
+
+
+def named(func):
+    """A lambda as a function with a name, the rest as they are: `objective = lambda p: ...`
+    becomes a copy of it named `objective` (`lambda_12` for one not assigned to a name, 12
+    being its line), so that generated files and functions have names. The same copy for the
+    same lambda."""
+    if not _is_lambda(func) or func.__name__ != "<lambda>":
+        return func
+    if func not in _named:
+        try:
+            _, assigned, _, _, _ = _lambda_node(func)
+        except Exception:  # noqa: BLE001 -- parse_function reports an unreadable source
+            assigned = None
+        name = assigned or f"lambda_{func.__code__.co_firstlineno}"
+        copy = types.FunctionType(func.__code__.replace(co_name=name), func.__globals__, name,
+                                  func.__defaults__, func.__closure__)
+        copy.__kwdefaults__ = func.__kwdefaults__
+        copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
+        _named[func] = copy
+    return _named[func]
+
+
+def _is_lambda(func):
+    code = getattr(func, "__code__", None)
+    return code is not None and _qualname(code).rpartition(".")[2] == "<lambda>"
+
+
+def _lambda_node(func):
+    """(the Lambda node, the name it is assigned to or None, the dedented text parsed, its
+    first line in the file, the columns removed) of a lambda's source."""
+    lines, first_line = inspect.getsourcelines(func)
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    text = "".join(line[indent:] if line[:indent].isspace() or not indent else line.lstrip()
+                   for line in lines)
+    module = gast.parse(text)
+    code = func.__code__
+    line = code.co_firstlineno - first_line + 1
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    columns = [p[2] - indent for p in code.co_positions() if p[0] == code.co_firstlineno
+               and p[2] is not None]
+    found, assigned = [], {}
+    for node in gast.walk(module):
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda) and \
+                len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            assigned[id(node.value)] = node.targets[0].id
+        if isinstance(node, gast.Lambda) and node.lineno == line and \
+                [a.id for a in node.args.args + node.args.kwonlyargs] == params:
+            found.append(node)
+    if len(found) > 1 and columns:  # several on the line: the one holding the code's columns
+        found = [n for n in found if n.body.col_offset <= min(columns) and
+                 (n.body.end_lineno > line or min(columns) < n.body.end_col_offset)]
+    if len(found) != 1:
+        raise ValueError("the lambda is not found alone in its source line")
+    return found[0], assigned.get(id(found[0])), text, first_line, indent
+
+
+def _parse_lambda(func, lines, first_line, where):
+    """A lambda's source as the tree of the function it is: `lambda p: e` -> `def name(p):
+    return e`, with the lambda's positions in its file."""
+    try:
+        node, _, text, first_line, indent = _lambda_node(func)
+    except (SyntaxError, ValueError):
+        raise UnsupportedError([Diagnostic(
+            where, "cannot find this lambda in its source line",
+            why="its line holds several lambdas with the same parameters, or is not a whole "
+                "statement",
+            fix="define the function with `def`, or give the lambda a line of its own")]) \
+            from None
+    body = gast.copy_location(gast.Return(node.body), node.body)
+    tree = gast.FunctionDef(func.__name__, node.args, [body], [], None, None, [])
+    gast.copy_location(tree, node)
+    tree.end_lineno, tree.end_col_offset = node.end_lineno, node.end_col_offset
+    if not _runs_this_source(func, tree, text):
+        raise UnsupportedError([Diagnostic(
+            where, f"the source of this lambda in {where.path} is not the code it runs",
+            why="the file was changed after it was imported",
+            fix="reload the module (importlib.reload) or restart Python")])
     return SourceFunction(func, inspect.getsourcefile(func) or where.path, first_line, indent,
                           text, tree)
 

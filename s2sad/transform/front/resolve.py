@@ -30,6 +30,7 @@ from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
 from .. import facts, nodes
+from . import parse
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}
@@ -151,6 +152,7 @@ class _Resolver(nodes.Transformer):
                         why="it is a module or a value, and calling it fails",
                         fix="call the function it contains, e.g. numpy.sin(x)")
             return node
+        found = parse.named(found)  # a lambda: named after the name it is bound to
         facts.REF.put(node, found)
         name = canonical_name(found)
         if name is not None:
@@ -475,7 +477,8 @@ def is_constant_container(value):
 
 
 def is_user_function(obj):
-    return isinstance(obj, types.FunctionType) and obj.__name__ != "<lambda>"
+    """A Python function of the user's (a `def`, or a lambda: parse.named names it)."""
+    return isinstance(obj, types.FunctionType)
 
 
 class Watch:
