@@ -16,6 +16,10 @@ def line_of(func, text):
     return first + next(i for i, line in enumerate(lines) if text in line)
 
 
+def _name(f):
+    return getattr(f, "__name__", type(f).__name__)  # a partial has none
+
+
 def assert_close(computed, expected, rtol=RTOL, what=""):
     computed, expected = np.asarray(computed, float), np.asarray(expected, float)
     assert computed.shape == expected.shape, f"{what}: shape {computed.shape} != {expected.shape}"
@@ -37,10 +41,10 @@ def check_gradient(f, args, wrt, jit_fn=None, py_fn=None):
             check_tree_gradient(f, args, position, with_jit[k], without[k], names[position])
             continue
         expected = finite_difference(f, args, position)
-        assert_close(without[k], expected, what=f"{f.__name__} d/d{names[position]} (Python)")
-        assert_close(with_jit[k], expected, what=f"{f.__name__} d/d{names[position]} (Numba)")
+        assert_close(without[k], expected, what=f"{_name(f)} d/d{names[position]} (Python)")
+        assert_close(with_jit[k], expected, what=f"{_name(f)} d/d{names[position]} (Numba)")
         assert_close(with_jit[k], without[k], rtol=SAME,
-                     what=f"{f.__name__} d/d{names[position]} JIT vs Python")
+                     what=f"{_name(f)} d/d{names[position]} JIT vs Python")
         assert isinstance(with_jit[k], float) == (np.ndim(args[position]) == 0)
     return with_jit
 
@@ -111,13 +115,13 @@ def check_tree_gradient(f, args, position, with_jit, without, name):
     matching finite differences, JIT on and off."""
     tree = args[position]
     for got in (with_jit, without):
-        assert same_structure(got, tree), f"{f.__name__} d/d{name}: {got!r} is not shaped " \
+        assert same_structure(got, tree), f"{_name(f)} d/d{name}: {got!r} is not shaped " \
                                           f"like {tree!r}"
     for path, leaf in tree_leaves(tree):
         def at(v, path=path):
             return f(*args[:position], tree_with(tree, path, v), *args[position + 1:])
         expected = finite_difference(at, [leaf], 0)
-        what = f"{f.__name__} d/d{name}{list(path)}"
+        what = f"{_name(f)} d/d{name}{list(path)}"
         assert_close(tree_get(without, path), expected, what=what + " (Python)")
         assert_close(tree_get(with_jit, path), expected, what=what + " (Numba)")
         assert_close(tree_get(with_jit, path), tree_get(without, path), rtol=SAME,

@@ -1,6 +1,8 @@
 """Code as people write it (tests/corpus_as_written.py, issue 35): every case matches central
 finite differences with JIT on and off, on == off to 1e-12, and falls back to Python only where
 the corpus says so."""
+import dataclasses
+import functools
 import warnings
 
 import numpy as np
@@ -107,3 +109,85 @@ def test_a_lambda_is_named_after_its_name():
     g = s2sad.grad(corpus_as_written.lambda_objective, jit=False)
     g(np.array([0.1, 0.2]))
     assert "def dlambda_objective(p, " in s2sad.source(g)
+
+
+# ---- methods, callable objects and partials given to grad --------------------------------------
+
+class _Net:
+    """A plain class: its attributes are read per call, its methods call each other."""
+
+    def __init__(self, rng):
+        self.W = 0.3 * rng.normal(size=(2, 3))
+        self.b = rng.normal(size=2)
+        self.k = 1.5
+        self.name = "net"
+        self.activation = np.tanh  # not read by the methods: left out
+
+    def layer(self, x):
+        return np.tanh(self.W @ x + self.b)
+
+    def energy(self, x):
+        h = self.layer(x)
+        return self.k * np.sum(h ** 2) + np.sum(self.layer(2.0 * x))
+
+
+@dataclasses.dataclass
+class _Loss:
+    scale: float
+    target: np.ndarray
+
+    def __call__(self, y, w):
+        return self.scale * np.sum(w * (y - self.target) ** 2)
+
+
+def _weighted(x, a, power=2.0):
+    return np.sum(a * x ** power)
+
+
+def _bound_callables(rng):
+    return [(_Net(rng).energy, (rng.normal(size=3),), 0),
+            (_Loss(0.5, rng.normal(size=3)), (rng.normal(size=3), rng.normal(size=3)), (0, 1)),
+            (functools.partial(_weighted, power=3.0), (rng.normal(size=3), 0.7), (0, 1)),
+            (functools.partial(_weighted, np.linspace(0.5, 1.0, 3)), (1.3,), 0)]
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_methods_callable_objects_and_partials(k):
+    f, args, wrt = _bound_callables(np.random.default_rng(0))[k]
+    check_gradient(f, args, wrt)
+    tangents = [np.ones_like(np.asarray(args[w], float)) for w in
+                (wrt if isinstance(wrt, tuple) else (wrt,))]
+    value, _ = s2sad.jvp(f, wrt=wrt, jit=False)(*args, *tangents)
+    assert np.isclose(value, f(*args))
+
+
+def test_a_method_reads_its_object_at_each_call():
+    net = _Net(np.random.default_rng(1))
+    g = s2sad.grad(net.energy, jit=False)
+    x = np.ones(3)
+    first = g(x)
+    net.k = 3.0
+    net.W = 2.0 * net.W
+    check_gradient(net.energy, (x,), 0)
+    assert not np.allclose(g(x), first)
+    assert np.allclose(g(x), s2sad.grad(net.energy, jit=False)(x))
+
+
+class _Indented:
+    def method(self, x):
+        # a comment
+
+        y = x * 2.0
+
+        del y
+        return x
+
+
+def test_error_lines_are_exact_after_blank_lines_in_an_indented_function():
+    import inspect
+    lines, first = inspect.getsourcelines(_Indented.method)
+    line = first + next(k for k, text in enumerate(lines) if "del y" in text)
+    with pytest.raises(s2sad.UnsupportedError) as info:
+        s2sad.grad(_Indented().method, jit=False)(1.0)
+    assert f"test_as_written.py:{line}:9: error: " in str(info.value)
+    assert "del y" in str(info.value)

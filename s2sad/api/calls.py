@@ -30,7 +30,7 @@ from s2sad.runtime.jit import Runner, type_key
 from s2sad.transform.front import constants, container_arguments, fence, parse, resolve
 from s2sad.transform import pipeline
 
-from . import pytrees
+from . import binding, pytrees
 
 DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
 
@@ -49,6 +49,13 @@ class Transformed:
     what = "gradient"   # for messages: "the gradient of f"
 
     def __init__(self, func, wrt, jit, strict=False):
+        self.bound = binding.unbind(func)  # a method, a callable object, a partial
+        if not self.bound.plain:
+            signature = inspect.signature(self.bound.func)
+            wrt = [binding.position(func, self.bound, signature, w) for w in wrt] \
+                if isinstance(wrt, (tuple, list)) else \
+                binding.position(func, self.bound, signature, wrt)
+            func = self.bound.func
         check_function(func, type(self).kind)
         if jit not in (None, True, False):
             raise argument_error(f"jit={jit!r}: expected True, False or None",
@@ -117,6 +124,7 @@ class Transformed:
         """The generated function's arguments (`Arguments`): the function's own in order,
         defaults applied, containers as their leaves, `wrt` ones as floats, then the current
         values of the module constants it reads."""
+        args, kwargs = binding.arguments(self.bound, args, kwargs)
         values = bind_arguments(self.func, self.signature, self.positions, args, kwargs)
         return self.flat(values) + self.constant_values()
 
@@ -163,7 +171,7 @@ class Transformed:
         them (given by position, none missing, no container, the `wrt` ones floats or float64
         arrays already, nothing the function reads rebound since), or None. Half the time of
         a small gradient went into converting arguments that needed no conversion."""
-        if kwargs or not self._fast:
+        if kwargs or not self._fast or not self.bound.plain:
             return None
         found = self._fast.get(type_key(args))
         if found is None or not self._watch.unchanged():

@@ -217,9 +217,9 @@ def _prepare(func, kinds=NO_KINDS):
     source = parse.parse_function(func)
     desugar.desugar(source)
     problems = fence.find_problems(source)
-    resolution = resolve.resolve(source)
-    problems += resolution.diagnostics
     structures = kinds[3] if len(kinds) > 3 else ()
+    resolution = resolve.resolve(source, resolve.classes_of(structures))
+    problems += resolution.diagnostics
     if problems:
         problems += container_arguments.unknown_fields(source, structures)
         problems.sort(key=lambda d: (d.where.line, d.where.col))

@@ -123,8 +123,7 @@ def parse_function(func):
     if _is_lambda(func):
         return _parse_lambda(func, lines, first_line, where)
     indent = len(lines[0]) - len(lines[0].lstrip())
-    text = "".join(line[indent:] if line[:indent].isspace() or not indent else line.lstrip()
-                   for line in lines)
+    text = _dedented(lines, indent)
     try:
         module = gast.parse(text)
     except SyntaxError as exc:  # e.g. a function whose source is not a standalone def
@@ -186,14 +185,13 @@ def _lambda_node(func):
     first line in the file, the columns removed) of a lambda's source."""
     lines, first_line = inspect.getsourcelines(func)
     indent = len(lines[0]) - len(lines[0].lstrip())
-    text = "".join(line[indent:] if line[:indent].isspace() or not indent else line.lstrip()
-                   for line in lines)
+    text = _dedented(lines, indent)
     module = gast.parse(text)
     code = func.__code__
     line = code.co_firstlineno - first_line + 1
     params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
     columns = [p[2] - indent for p in code.co_positions() if p[0] == code.co_firstlineno
-               and p[2] is not None]
+               and p[1] == code.co_firstlineno and p[2] is not None and p[3] > p[2]]
     found, assigned = [], {}
     for node in gast.walk(module):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda) and \
@@ -203,8 +201,8 @@ def _lambda_node(func):
                 [a.id for a in node.args.args + node.args.kwonlyargs] == params:
             found.append(node)
     if len(found) > 1 and columns:  # several on the line: the one holding the code's columns
-        found = [n for n in found if n.body.col_offset <= min(columns) and
-                 (n.body.end_lineno > line or min(columns) < n.body.end_col_offset)]
+        found = [n for n in found if n.col_offset <= min(columns) and
+                 (n.end_lineno > line or max(columns) < n.end_col_offset)]
     if len(found) != 1:
         raise ValueError("the lambda is not found alone in its source line")
     return found[0], assigned.get(id(found[0])), text, first_line, indent
@@ -233,6 +231,14 @@ def _parse_lambda(func, lines, first_line, where):
             fix="reload the module (importlib.reload) or restart Python")])
     return SourceFunction(func, inspect.getsourcefile(func) or where.path, first_line, indent,
                           text, tree)
+
+
+def _dedented(lines, indent):
+    """The source lines without their common indentation; a blank line stays a line (so that
+    line numbers after it stay right) and a comment indented less loses its indentation."""
+    return "".join("\n" if not line.strip() else
+                   line[indent:] if line[:indent].isspace() or not indent else line.lstrip()
+                   for line in lines)
 
 
 def _runs_this_source(func, tree, text):

@@ -18,7 +18,9 @@ s2sad cannot put in generated code (objects) are reported, all at once, with the
 import builtins
 import dataclasses
 import importlib
+import inspect
 import numbers
+import sys
 import types
 
 import gast
@@ -47,9 +49,12 @@ class Resolution:
     externals: dict = dataclasses.field(default_factory=dict)
 
 
-def resolve(source):
-    """Rewrite `source.tree` in place; return the callees and any problems."""
+def resolve(source, classes=None):
+    """Rewrite `source.tree` in place; return the callees and any problems. `classes`:
+    {parameter: the class of the object it is given} (an object passed as its attributes),
+    whose methods it may call: `self.layer(x)` calls `Net.layer(self, x)`."""
     resolver = _Resolver(source)
+    resolver.classes = dict(classes or {})
     resolver.visit(source.tree)
     diagnostics = resolver.diagnostics + _endless_recursion(source)
     return Resolution(resolver.callees, diagnostics, resolver.externals)
@@ -194,6 +199,9 @@ class _Resolver(nodes.Transformer):
             node.func.value = receiver
             facts.FIELD.put(node, True)  # of a dict (containers.py reads it, or reports it)
             return node
+        own = self._own_method(receiver, name)
+        if own is not None:
+            return self._user_call(node, [receiver.id, name], own, [receiver, *node.args])
         method = METHODS.get(name)
         if method is None or method.attribute:
             self.report(node.func, f"the array method `.{name}(...)` is not supported",
@@ -205,6 +213,23 @@ class _Resolver(nodes.Transformer):
         if method.pack and len(args) > 1:
             args = [gast.Tuple(args, gast.Load())]
         return self._as_function(method, [receiver, *args], node.keywords, node)
+
+    def _own_method(self, receiver, name):
+        """The plain function `receiver.name` runs, when receiver is a parameter given an
+        object of a class with that method (not a static or class method), else None."""
+        cls = self.classes.get(receiver.id) if isinstance(receiver, gast.Name) else None
+        found = inspect.getattr_static(cls, name, None) if cls is not None else None
+        return found if isinstance(found, types.FunctionType) else None
+
+    def _user_call(self, node, chain, function, args):
+        """`node` as a call of the user's function `function` with `args`."""
+        emitted = "_".join(chain)
+        call = gast.copy_location(gast.Call(nodes.dotted(emitted, node.func), args,
+                                            node.keywords), node)
+        facts.REF.put(call, function)
+        facts.USER.put(call, True)
+        self.callees.setdefault(emitted, function)
+        return call
 
     def _as_function(self, method, args, keywords, node):
         call = gast.Call(nodes.dotted(canonical_name(method.function), node), args, keywords)
@@ -474,6 +499,22 @@ def is_constant_container(value):
         is_constant_array(v) or is_constant_container(v) or
         (isinstance(v, (numbers.Real, numpy.floating)) and not isinstance(v, (bool, numpy.bool_)))
         for v in items)
+
+
+def classes_of(structures):
+    """{parameter: its class} for the parameters given objects of a class that can be found
+    by its name (`structures`: (parameter, spec) pairs, api/pytrees.py)."""
+    found = {}
+    for name, spec in structures:
+        typename = spec[4] if isinstance(spec, tuple) and len(spec) == 5 and \
+            spec[0] == "record" else None
+        module, _, qualname = (typename or "").rpartition(".")
+        holder = sys.modules.get(module)
+        for part in qualname.split(".") if holder is not None and "<" not in qualname else ():
+            holder = getattr(holder, part, None)
+        if isinstance(holder, type):
+            found[name] = holder
+    return found
 
 
 def is_user_function(obj):

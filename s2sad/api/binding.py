@@ -1,0 +1,59 @@
+"""Callables that are not plain functions, as a plain function and the arguments bound to it:
+
+    s2sad.grad(model.energy)             Model.energy, called with model first
+    s2sad.grad(loss)  (loss.__call__)    type(loss).__call__, called with loss first
+    s2sad.grad(partial(f, a, k=v))       f, called with a first and k=v
+
+The bound object (`self`) is an argument that is not differentiated: a dataclass instance or
+any object is passed as its attributes (api/pytrees.py), which the method reads as `self.k`.
+`wrt` names the callable's own parameters: for `model.energy(x)`, wrt=0 is x.
+"""
+import dataclasses
+import functools
+import inspect
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    func: object          # the plain function differentiated
+    args: tuple = ()      # what is passed before the caller's arguments
+    kwargs: tuple = ()    # (name, value) pairs passed as keywords
+
+    @property
+    def plain(self):
+        return not self.args and not self.kwargs
+
+
+def unbind(callable_):
+    """The Bound form of a method, a callable object or a functools.partial (nested ones
+    too); a plain function (or anything else, for check_function to report) as it is."""
+    if isinstance(callable_, functools.partial):
+        inner = unbind(callable_.func)
+        return Bound(inner.func, inner.args + tuple(callable_.args),
+                     inner.kwargs + tuple(callable_.keywords.items()))
+    if inspect.ismethod(callable_) and inspect.isfunction(callable_.__func__):
+        return Bound(callable_.__func__, (callable_.__self__,))
+    call = getattr(type(callable_), "__call__", None)
+    if not inspect.isfunction(callable_) and not isinstance(callable_, type) and \
+            inspect.isfunction(call) and not inspect.isbuiltin(callable_) and \
+            not type(callable_).__module__.startswith("s2sad."):  # (what s2sad made: refused)
+        return Bound(call, (callable_,))
+    return Bound(callable_)
+
+
+def position(callable_, bound, signature, item):
+    """`wrt` item (a position or a name among the callable's own parameters) as a name or
+    position of `bound.func`'s parameters."""
+    if bound.plain or isinstance(item, str):
+        return item
+    own = list(inspect.signature(callable_).parameters)
+    if isinstance(item, int) and not isinstance(item, bool) and -len(own) <= item < len(own):
+        return own[item]
+    return item  # positions_of reports it
+
+
+def arguments(bound, args, kwargs):
+    """The underlying function's arguments for a call of the bound callable."""
+    if bound.plain:
+        return args, kwargs
+    return tuple(bound.args) + tuple(args), {**dict(bound.kwargs), **kwargs}
