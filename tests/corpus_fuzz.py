@@ -969,3 +969,60 @@ def f(A, w):
 ''',
     args="(np.array([[1.48, 1.41, -0.38], [1.13, -0.59, 0.62]]), np.array([0.44, 0.22]))",
     wrt=(0,)))
+
+
+CASES.append(Case(
+    name="inlined_callee_of_an_inlined_callee",
+    bug="h2 inlined into h3 carried a statement h1 replaced in h2 (its `# grad of:` origin): "
+        "that statement was not moved to h2's lines in h3's source, so writing the comment "
+        "looked it up in h3's source: InternalError, IndexError in parse.segment",
+    source='''
+import math
+
+import numpy as np
+
+
+def h1(u, w):
+    acc = 0.0
+    y1 = w * np.sin(np.tanh(np.dot(u, u)) + u[0])
+    acc += math.sqrt(1.0 + 0.95 * 0.95) * (-1.07)
+    s1 = np.sin(np.max(y1) * y1[2])
+    return 0.45 * s1 - 0.35 * np.sum(u)
+
+
+def h2(u, p):
+    acc = 0.0
+    if u[0] <= -0.79:
+        acc -= p - 1.04 * p
+    acc += 0.47 * np.tanh(h1(u, u))
+    for i in range(3, -1, -1):
+        acc *= 0.65
+        if (0.042 * (u @ u)) ** 2 > 0.42:
+            for j in range(1, 4):
+                acc /= 2.0 + np.cos(np.sin(np.square(0.5 * u[j - 1]) - (p + u[-2])))
+            if np.max(u) >= -0.22:
+                s1 = np.tanh(p + acc) + np.tanh(acc + np.dot(u, u))
+                s2 = h1(0.474 * np.sqrt(1.0 + u * u), u)
+                acc += 0.29 * np.sin(s1)
+                acc += 0.43 * np.tanh(s2)
+        else:
+            for j in range(3, 0, -1):
+                y1 = np.sin(u + u)
+                acc += np.tanh(np.mean(u[1::2]))
+                acc += 0.76 * np.tanh(np.dot(y1, y1))
+    return acc - 0.7 * np.sum(u)
+
+
+def h3(u, p):
+    acc = 0.0
+    s1 = h2(np.sin(u[1] * u), 1.07)
+    acc = np.tanh(s1 - u @ u)
+    return 0.25 * (p - np.tanh(s1) * u) + 0.3 * acc
+
+
+def f(x, a):
+    y1 = h3(x, 0.7 - a)
+    s1 = a + 0.31 * y1[0]
+    return s1 - 1.04 * np.sum(y1)
+''',
+    args="(np.array([-1.19, 0.29, -0.38, -1.42]), 1.398)", wrt=(0, 1)))

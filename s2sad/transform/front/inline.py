@@ -189,7 +189,7 @@ class _Inliner:
                     reads[n.id] = reads.get(n.id, 0) + 1
         self.taken |= set(reads) - assigned - set(params)  # numpy, math, builtins: not renamed to
         k = self._foreign(callee)
-        for node in nodes.walk(tree):
+        for node in _with_origins(tree):
             if getattr(node, "lineno", parse.FOREIGN) < parse.FOREIGN:  # not a callee's own
                 node.lineno += k * parse.FOREIGN
                 if getattr(node, "end_lineno", None) is not None:
@@ -343,6 +343,19 @@ def _movable(expression):
     calls no function of yours (NumPy and math calls change nothing)."""
     return not any(isinstance(n, gast.Call) and facts.USER.of(n)
                    for n in nodes.walk(expression))
+
+
+def _with_origins(tree):
+    """Every node of `tree`, and of the statements its statements come from (facts.ORIGIN: a
+    callee's statement that a callee of its own replaced), each once."""
+    seen, out = set(), []
+    for node in nodes.walk(tree):
+        for part in [node] + ([] if node is facts.ORIGIN.of(node, node) else
+                              list(nodes.walk(facts.ORIGIN.of(node)))):
+            if id(part) not in seen:
+                seen.add(id(part))
+                out.append(part)
+    return out
 
 
 def _origin(statement):
