@@ -126,3 +126,19 @@ CASES += [
     (lambda_objective, lambda rng: (rng.normal(size=2),), 0),
     (calls_a_lambda, lambda rng: (rng.normal(size=3),), 0),
 ]
+
+
+# ---- a bare call of a function of yours (a check) runs in the forward sweep --------------------
+
+def _check_finite(x):
+    if not np.all(np.isfinite(x)):
+        raise ValueError("not finite")
+    return 0
+
+
+def checked(x):
+    _check_finite(x)
+    return np.sum(np.sin(x) ** 2)
+
+
+CASES += [(checked, lambda rng: (rng.normal(size=3),), 0)]

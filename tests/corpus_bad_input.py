@@ -189,7 +189,8 @@ def f(x):
 def f(x):
     np.sin(x)
     return x * 2.0
-""", fragments=("expression statements (e.g. bare calls) are not supported",), at=(3, 5)),
+""", fragments=("a bare call of a function that is not yours is not supported",
+                "assign its result to a variable"), at=(3, 5)),
     Case("annotated_assignment", """
 def f(x: float) -> float:
     y: float = x * 2.0

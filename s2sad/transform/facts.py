@@ -129,9 +129,9 @@ HOOK = Fact(
     "hook", "`with s2sad.grad_of(x) as dx:`: (the name of dx, the body run on it)", (tuple,),
     ("front/normalize",), ("generate/blocks",))
 EFFECT = Fact(
-    "effect", "a `print(...)` or `raise ...` held as an assignment to a name nothing reads"
-    " until the sweeps are built: \"print\" or \"raise\"", (str,), ("front/normalize",),
-    ("generate/effects",))
+    "effect", "a `print(...)`, `raise ...` or bare call of a function of the user's, held as"
+    " an assignment to a name nothing reads until the sweeps are built: \"print\", \"raise\""
+    " or \"call\"", (str,), ("front/normalize",), ("generate/effects",))
 CHECKPOINT = Fact(
     "checkpoint", "a checkpointed loop: how many trips between snapshots", _ANY,
     ("front/normalize",), ("generate/checkpoint",))

@@ -130,9 +130,8 @@ class _Fence:
             for argument in value.args:  # a list grown: containers.py
                 self._expression(argument)
             return
-        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["print"]:
-            for part in value.args + [k.value for k in value.keywords]:
-                self._expression(part)  # runs in the forward sweep, as written
+        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) is not None:
+            self._expression(value)  # print(...), or a function of yours (normalize.py checks)
             return
         self.report(node, "expression statements (e.g. bare calls) are not supported",
                     why="their result is discarded, and side effects are not differentiated",

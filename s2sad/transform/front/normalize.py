@@ -132,7 +132,8 @@ class _Normalizer:
         # docstrings and `pass` vanish
 
     def _effect(self, node):
-        """`print(a, b + 1)` or `raise ValueError("...")`: run in the forward sweep as written.
+        """`print(a, b + 1)`, `raise ValueError("...")` or a bare call of a function of yours
+        (`check(x)`): run in the forward sweep as written.
         Until the sweeps are built it is an assignment to a name nothing reads, so every
         analysis sees a plain statement; generate/effects.py writes it back as it was.
 
@@ -140,7 +141,14 @@ class _Normalizer:
                                             _effect0 = print("y is", _t0)   (facts.EFFECT)
         """
         if isinstance(node, gast.Expr):
-            kind, call = "print", node.value
+            call = node.value
+            kind = "print" if nodes.dotted_parts(call.func) == ["print"] else "call"
+            if kind == "call" and not facts.USER.of(call):
+                raise UnsupportedError([Diagnostic(
+                    self.source.loc(node), "a bare call of a function that is not yours is not "
+                    "supported", why="its result is discarded; if it changes an array in "
+                    "place (np.copyto, .sort()), the gradient would not see it",
+                    fix="assign its result to a variable, or call a function of yours")])
         else:
             kind, call = "raise", node.exc
             if not isinstance(call, gast.Call):  # `raise ValueError`
@@ -386,10 +394,14 @@ def _is_path(node):
 
 def is_effect(statement):
     """A statement of the user's run for its effect, with no value to differentiate:
-    `print(...)` or `raise SomeError(...)` (what `assert` became)."""
+    `print(...)`, `raise SomeError(...)` (what `assert` became), or a call of a function of
+    yours whose result is not used (`self.check(x)`)."""
     return isinstance(statement, gast.Raise) or isinstance(statement, gast.Expr) and \
-        isinstance(statement.value, gast.Call) and \
-        nodes.dotted_parts(statement.value.func) == ["print"]
+        isinstance(statement.value, gast.Call) and not _is_docstring_like(statement)
+
+
+def _is_docstring_like(statement):
+    return isinstance(statement.value, gast.Constant)
 
 
 def is_hook(statement):

@@ -60,15 +60,41 @@ def resolve(source, classes=None):
     return Resolution(resolver.callees, diagnostics, resolver.externals)
 
 
+# Methods of numpy.random.RandomState and Generator: a draw, not an array method.
+RANDOM_METHODS = frozenset({
+    "randn", "rand", "random", "random_sample", "normal", "uniform", "standard_normal",
+    "choice", "permutation", "shuffle", "integers", "randint", "binomial", "poisson",
+    "exponential", "gamma", "beta", "multivariate_normal", "laplace", "logistic",
+    "standard_t", "dirichlet"})
+
+
+def _random_draw(where, name):
+    return Diagnostic(where, f"`.{name}(...)` draws random numbers, which is not supported "
+                      "inside a differentiated function yet",
+                      why="the backward sweep must see the very samples the forward sweep drew",
+                      fix="draw the samples outside the function and pass them in as an "
+                          "argument (for a reparameterised sample, pass eps and compute "
+                          "mean + numpy.exp(log_std) * eps inside)")
+
+
+def _method_fix(name):
+    """The fix for an unknown method: the NumPy function of that name, where there is one."""
+    if callable(getattr(numpy, name, None)):
+        return f"call a NumPy function instead (numpy.{name}(x, ...))"
+    return f"compute `.{name}(...)` outside the function and pass its result in"
+
+
 def unknown_attribute(source, node):
     """The error for `x.attr` that is neither an array attribute nor a container's field."""
     supported = ", ".join(f".{m.name}" for m in METHODS.values() if m.attribute)
     if isinstance(node, gast.Call):
-        return Diagnostic(source.loc(node.func), f"the array method `.{node.func.attr}(...)` is "
+        name = node.func.attr
+        if name in RANDOM_METHODS:
+            return _random_draw(source.loc(node.func), name)
+        return Diagnostic(source.loc(node.func), f"the array method `.{name}(...)` is "
                           "not supported", why="s2sad knows the methods listed in "
                           "docs/coverage.md, and keys(), values() and items() of a dict "
-                          "argument or a dict made in the function",
-                          fix=f"call a NumPy function instead (numpy.{node.func.attr}(x, ...))")
+                          "argument or a dict made in the function", fix=_method_fix(name))
     return Diagnostic(source.loc(node), f"the array attribute `.{node.attr}` is not supported",
                       why=f"s2sad knows {supported}, the shape attributes "
                           f"({', '.join(sorted(SHAPE_ATTRIBUTES))}) and the fields of "
@@ -204,10 +230,13 @@ class _Resolver(nodes.Transformer):
             return self._user_call(node, [receiver.id, name], own, [receiver, *node.args])
         method = METHODS.get(name)
         if method is None or method.attribute:
+            if name in RANDOM_METHODS:
+                self.diagnostics.append(_random_draw(self.source.loc(node.func), name))
+                return node
             self.report(node.func, f"the array method `.{name}(...)` is not supported",
                         why="s2sad knows the methods listed in docs/coverage.md",
-                        fix=f"call a NumPy function instead (numpy.{name}(x, ...)), or register "
-                            "the method in templates/methods.py")
+                        fix=_method_fix(name) + ", or register the method in "
+                            "templates/methods.py")
             return node
         args = node.args
         if method.pack and len(args) > 1:
