@@ -142,3 +142,33 @@ def checked(x):
 
 
 CASES += [(checked, lambda rng: (rng.normal(size=3),), 0)]
+
+
+# ---- calls that carry no gradient run as the user's code runs them ------------------------------
+# (a cached helper, a library function without a rule: the gradient runs as Python, with one
+# JitFallbackWarning)
+
+import functools  # noqa: E402
+
+from scipy.special import gammaln  # noqa: E402
+
+
+@functools.lru_cache(maxsize=None)
+def _lower_rows(d):
+    return np.tril_indices(d)[0]
+
+
+def cached_index(x):
+    rows = _lower_rows(x.shape[0])
+    return np.sum(x[rows] ** 2)
+
+
+def poisson_nll(rate, k):
+    return np.sum(rate - k * np.log(rate) + gammaln(k + 1))
+
+
+CASES += [
+    (cached_index, lambda rng: (rng.normal(size=4),), 0),
+    (poisson_nll, lambda rng: (rng.uniform(0.5, 3.0, size=4), rng.integers(0, 5, 4) * 1.0), 0),
+]
+NOT_NUMBA |= {"cached_index", "poisson_nll"}

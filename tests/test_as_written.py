@@ -191,3 +191,11 @@ def test_error_lines_are_exact_after_blank_lines_in_an_indented_function():
         s2sad.grad(_Indented().method, jit=False)(1.0)
     assert f"test_as_written.py:{line}:9: error: " in str(info.value)
     assert "del y" in str(info.value)
+
+
+def test_a_call_without_a_rule_that_carries_a_gradient_is_a_located_error():
+    def bad(x):
+        return np.sum(corpus_as_written.gammaln(x))
+    with pytest.raises(s2sad.TemplateError,
+                       match="no derivative template for corpus_as_written.gammaln"):
+        s2sad.grad(bad, jit=False)(np.ones(2))

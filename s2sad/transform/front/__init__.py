@@ -6,6 +6,7 @@ Each module is one step, run in this order by pipeline.py:
     desugar     Python's spellings -> the core the later steps know (`x += y`, comprehensions)
     fence       reject unsupported syntax, every violation at once
     resolve     bind free names: numpy aliases, user callees, numbers read from globals
+                (unresolved: the errors for what it cannot bind)
     inline      small callees of yours put in place of their calls
     idioms      an idiom spelt out (`1 / (1 + exp(-z))`) read as the function it computes
     constants   module-level arrays become inputs of the generated function

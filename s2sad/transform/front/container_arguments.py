@@ -24,7 +24,7 @@ from s2sad.errors import Diagnostic, UnsupportedError
 from .. import facts
 from . import container_values as values
 from .. import nodes
-from . import resolve
+from . import unresolved
 
 
 def expand(args, structures):
@@ -90,7 +90,7 @@ def check_no_fields_left(source):
 
 
 def fields_left(source):
-    return [resolve.unknown_attribute(source, n) for n in nodes.walk(source.tree)
+    return [unresolved.unknown_attribute(source, n) for n in nodes.walk(source.tree)
             if facts.FIELD.of(n)]
 
 

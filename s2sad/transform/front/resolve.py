@@ -32,12 +32,12 @@ from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
 from .. import facts, nodes
-from . import parse
+from . import parse, unresolved
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}
 # Array attributes that are plain integers or tuples: reading them never carries a gradient.
-SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+SHAPE_ATTRIBUTES = unresolved.SHAPE_ATTRIBUTES
 
 
 @dataclasses.dataclass
@@ -58,48 +58,6 @@ def resolve(source, classes=None):
     resolver.visit(source.tree)
     diagnostics = resolver.diagnostics + _endless_recursion(source)
     return Resolution(resolver.callees, diagnostics, resolver.externals)
-
-
-# Methods of numpy.random.RandomState and Generator: a draw, not an array method.
-RANDOM_METHODS = frozenset({
-    "randn", "rand", "random", "random_sample", "normal", "uniform", "standard_normal",
-    "choice", "permutation", "shuffle", "integers", "randint", "binomial", "poisson",
-    "exponential", "gamma", "beta", "multivariate_normal", "laplace", "logistic",
-    "standard_t", "dirichlet"})
-
-
-def _random_draw(where, name):
-    return Diagnostic(where, f"`.{name}(...)` draws random numbers, which is not supported "
-                      "inside a differentiated function yet",
-                      why="the backward sweep must see the very samples the forward sweep drew",
-                      fix="draw the samples outside the function and pass them in as an "
-                          "argument (for a reparameterised sample, pass eps and compute "
-                          "mean + numpy.exp(log_std) * eps inside)")
-
-
-def _method_fix(name):
-    """The fix for an unknown method: the NumPy function of that name, where there is one."""
-    if callable(getattr(numpy, name, None)):
-        return f"call a NumPy function instead (numpy.{name}(x, ...))"
-    return f"compute `.{name}(...)` outside the function and pass its result in"
-
-
-def unknown_attribute(source, node):
-    """The error for `x.attr` that is neither an array attribute nor a container's field."""
-    supported = ", ".join(f".{m.name}" for m in METHODS.values() if m.attribute)
-    if isinstance(node, gast.Call):
-        name = node.func.attr
-        if name in RANDOM_METHODS:
-            return _random_draw(source.loc(node.func), name)
-        return Diagnostic(source.loc(node.func), f"the array method `.{name}(...)` is "
-                          "not supported", why="s2sad knows the methods listed in "
-                          "docs/coverage.md, and keys(), values() and items() of a dict "
-                          "argument or a dict made in the function", fix=_method_fix(name))
-    return Diagnostic(source.loc(node), f"the array attribute `.{node.attr}` is not supported",
-                      why=f"s2sad knows {supported}, the shape attributes "
-                          f"({', '.join(sorted(SHAPE_ATTRIBUTES))}) and the fields of "
-                          "NamedTuple and dataclass arguments",
-                      fix="use the NumPy function instead")
 
 
 def local_names(tree):
@@ -197,6 +155,12 @@ class _Resolver(nodes.Transformer):
             emitted = "_".join(chain)
             self.callees.setdefault(emitted, found)
             node.func = nodes.dotted(emitted, node.func)
+        elif self._importable(chain, found) is not None:
+            # no rule, no source (a cached helper, a library function): a constant where no
+            # argument carries a gradient; blocks.py reports it where one does
+            emitted = "_".join(chain)
+            self.externals.setdefault(emitted, (found, self._importable(chain, found)))
+            node.func = nodes.dotted(emitted, node.func)
         else:
             self.report(node.func, f"cannot call '{'.'.join(chain)}' "
                         f"({type(found).__name__}) from differentiated code",
@@ -207,6 +171,26 @@ class _Resolver(nodes.Transformer):
                             "if no gradient should flow, or compute it outside the "
                             "differentiated function and pass the result in")
         return node
+
+    def _importable(self, chain, found):
+        """(module, attribute path) from which generated code can import the callable `found`
+        that `chain` names, or None (a bound method, a callable object, a local function)."""
+        location = self._location(chain)
+        if location is None:
+            module, path = getattr(found, "__module__", None), getattr(found, "__qualname__", None)
+            location = (module, path) if isinstance(module, str) and isinstance(path, str) \
+                and "<" not in path else None
+        name = getattr(found, "__name__", None)
+        if location is None and isinstance(name, str):  # a ufunc says neither
+            location = next(((m, name) for m, held in sorted(sys.modules.items())
+                             if not m.startswith("_") and getattr(held, name, None) is found),
+                            None)
+        if location is None or location[0] not in sys.modules:
+            return None
+        holder = sys.modules[location[0]]
+        for part in location[1].split("."):
+            holder = getattr(holder, part, None)
+        return location if holder is found else None
 
     def _location(self, chain):
         """(module, attribute path) to import what `chain` names: from the module it is read
@@ -230,12 +214,12 @@ class _Resolver(nodes.Transformer):
             return self._user_call(node, [receiver.id, name], own, [receiver, *node.args])
         method = METHODS.get(name)
         if method is None or method.attribute:
-            if name in RANDOM_METHODS:
-                self.diagnostics.append(_random_draw(self.source.loc(node.func), name))
+            if name in unresolved.RANDOM_METHODS:
+                self.diagnostics.append(unresolved.random_draw(self.source.loc(node.func), name))
                 return node
             self.report(node.func, f"the array method `.{name}(...)` is not supported",
                         why="s2sad knows the methods listed in docs/coverage.md",
-                        fix=_method_fix(name) + ", or register the method in "
+                        fix=unresolved.method_fix(name) + ", or register the method in "
                             "templates/methods.py")
             return node
         args = node.args
@@ -282,7 +266,7 @@ class _Resolver(nodes.Transformer):
         if self._local(receiver):
             facts.FIELD.put(node, True)  # of a NamedTuple or dataclass (containers.py reads it,
             return node              # or reports it with unknown_attribute)
-        self.diagnostics.append(unknown_attribute(self.source, node))
+        self.diagnostics.append(unresolved.unknown_attribute(self.source, node))
         return node
 
     def _local(self, node):

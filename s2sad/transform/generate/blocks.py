@@ -267,6 +267,11 @@ class Blocks:
 
     def _missing_rule(self, statement, value, rule):
         name = template.operation_name(value)
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+            try:  # as the user spells it (`sp.gammaln`), not the generated name (`sp_gammaln`)
+                name = self.source.segment(value.func) or name
+            except (IndexError, AttributeError):
+                pass
         if rule is not None and rule.kind == "not_implemented":
             why = f"the derivative of {name} is not implemented yet" + \
                   (f" ({rule.note})" if rule.note else "")

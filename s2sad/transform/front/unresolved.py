@@ -1,0 +1,54 @@
+"""The errors for what resolve.py cannot bind: an attribute or method that is neither an array's
+nor a container field's, and a random draw.
+
+    rs.randn(3)      -->  "`.randn(...)` draws random numbers, which is not supported inside a
+                           differentiated function yet" (fix: draw outside, pass the samples in)
+    x.frobnicate()   -->  "the array method `.frobnicate(...)` is not supported"
+"""
+import gast
+import numpy
+
+from s2sad.errors import Diagnostic
+from s2sad.templates.methods import METHODS
+
+SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+# Methods of numpy.random.RandomState and Generator: a draw, not an array method.
+RANDOM_METHODS = frozenset({
+    "randn", "rand", "random", "random_sample", "normal", "uniform", "standard_normal",
+    "choice", "permutation", "shuffle", "integers", "randint", "binomial", "poisson",
+    "exponential", "gamma", "beta", "multivariate_normal", "laplace", "logistic",
+    "standard_t", "dirichlet"})
+
+
+def random_draw(where, name):
+    return Diagnostic(where, f"`.{name}(...)` draws random numbers, which is not supported "
+                      "inside a differentiated function yet",
+                      why="the backward sweep must see the very samples the forward sweep drew",
+                      fix="draw the samples outside the function and pass them in as an "
+                          "argument (for a reparameterised sample, pass eps and compute "
+                          "mean + numpy.exp(log_std) * eps inside)")
+
+
+def method_fix(name):
+    """The fix for an unknown method: the NumPy function of that name, where there is one."""
+    if callable(getattr(numpy, name, None)):
+        return f"call a NumPy function instead (numpy.{name}(x, ...))"
+    return f"compute `.{name}(...)` outside the function and pass its result in"
+
+
+def unknown_attribute(source, node):
+    """The error for `x.attr` that is neither an array attribute nor a container's field."""
+    supported = ", ".join(f".{m.name}" for m in METHODS.values() if m.attribute)
+    if isinstance(node, gast.Call):
+        name = node.func.attr
+        if name in RANDOM_METHODS:
+            return random_draw(source.loc(node.func), name)
+        return Diagnostic(source.loc(node.func), f"the array method `.{name}(...)` is "
+                          "not supported", why="s2sad knows the methods listed in "
+                          "docs/coverage.md, and keys(), values() and items() of a dict "
+                          "argument or a dict made in the function", fix=method_fix(name))
+    return Diagnostic(source.loc(node), f"the array attribute `.{node.attr}` is not supported",
+                      why=f"s2sad knows {supported}, the shape attributes "
+                          f"({', '.join(sorted(SHAPE_ATTRIBUTES))}) and the fields of "
+                          "NamedTuple and dataclass arguments",
+                      fix="use the NumPy function instead")
