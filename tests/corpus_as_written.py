@@ -172,3 +172,31 @@ CASES += [
     (poisson_nll, lambda rng: (rng.uniform(0.5, 3.0, size=4), rng.integers(0, 5, 4) * 1.0), 0),
 ]
 NOT_NUMBA |= {"cached_index", "poisson_nll"}
+
+
+# ---- *args parameters and f(*args) calls -------------------------------------------------------
+
+def _stack_and_multiply(W, *inputs):
+    return np.sum(np.tanh(W @ np.concatenate(inputs)))
+
+
+def star_parameters(W, x, h):
+    return _stack_and_multiply(W, x, h) + _stack_and_multiply(W, h, x)
+
+
+def star_call(W, x, h):
+    pair = (x, h)
+    return _stack_and_multiply(W, *pair) + np.sum(np.maximum(*pair) ** 2)
+
+
+def star_at_the_top(x, *rest):
+    return np.sum(x ** 2) + np.sum(rest[0] * x) * len(rest)
+
+
+CASES += [
+    (star_parameters, lambda rng: (rng.normal(size=(2, 4)), rng.normal(size=2),
+                                   rng.normal(size=2)), (0, 1, 2)),
+    (star_call, lambda rng: (rng.normal(size=(2, 4)), rng.normal(size=2), rng.normal(size=2)),
+     (0, 1, 2)),
+    (star_at_the_top, lambda rng: (rng.normal(size=3), rng.normal(size=3)), 0),
+]

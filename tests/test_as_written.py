@@ -199,3 +199,12 @@ def test_a_call_without_a_rule_that_carries_a_gradient_is_a_located_error():
     with pytest.raises(s2sad.TemplateError,
                        match="no derivative template for corpus_as_written.gammaln"):
         s2sad.grad(bad, jit=False)(np.ones(2))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_the_gradient_of_star_args_is_a_tuple(jit):
+    from gradcheck import assert_close, finite_difference
+    x, a, b = np.array([0.3, -1.2, 0.5]), np.array([1.0, 2.0, -0.5]), np.array([0.1, 0.2, 0.3])
+    (da, db), = [s2sad.grad(corpus_as_written.star_at_the_top, wrt=1, jit=jit)(x, a, b)]
+    assert_close(da, finite_difference(corpus_as_written.star_at_the_top, (x, a, b), 1))
+    assert_close(db, finite_difference(corpus_as_written.star_at_the_top, (x, a, b), 2))

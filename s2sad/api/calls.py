@@ -327,7 +327,7 @@ def check_function(func, kind):
             fix="wrap the call in a `def` (def f(x): return numpy.sin(x)) and differentiate "
                 "that; a library function without a rule gets one with @s2sad.adjoint")
     kinds = {p.kind for p in inspect.signature(func).parameters.values()}
-    if kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+    if inspect.Parameter.VAR_KEYWORD in kinds:  # (*args: a tuple argument)
         raise UnsupportedError(fence.find_problems(parse.parse_function(func)))
 
 

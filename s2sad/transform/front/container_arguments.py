@@ -120,7 +120,9 @@ def specialised(func, structures):
             if parameter.name not in specs:
                 parameters.append(parameter)
                 continue
-            parameters += [inspect.Parameter(leaf, parameter.kind)
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD \
+                if parameter.kind is inspect.Parameter.VAR_POSITIONAL else parameter.kind
+            parameters += [inspect.Parameter(leaf, kind)  # (`*inputs`: one leaf each)
                            for leaf in values.leaf_names(specs[parameter.name])]
         copy = _copies[key] = copy_function(func, _defaults_at_the_end(parameters),
                                             structures=structures)

@@ -74,6 +74,10 @@ class Reads(nodes.Transformer):
 
     def visit_Call(self, node):
         owner = self.owner
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            node.args = self.spread(node.args)
+            if facts.USER.of(node):
+                owner.pack_star_arguments(node)
         if facts.USER.of(node):
             passed = owner.user_call(node, self.like)
             if passed is not None:
@@ -100,6 +104,24 @@ class Reads(nodes.Transformer):
                 node.keywords = [self.visit(k) for k in node.keywords]
                 return node
         return self.generic_visit(node)
+
+    def spread(self, args):
+        """`f(*xs)`: the arguments with a tuple or list known now spread into its elements."""
+        out = []
+        for argument in args:
+            made = self.owner.container(argument.value, self.like) \
+                if isinstance(argument, gast.Starred) else None
+            if isinstance(argument, gast.Starred) and (made is None or made.kind == "dict"):
+                self.owner.report(argument, "`*` in a call needs a tuple or list known when "
+                                  "the function is transformed", why="s2sad passes a known "
+                                  "number of arguments", fix="pass the elements one by one")
+                out.append(argument.value)
+            elif isinstance(argument, gast.Starred):
+                out += [self.owner.as_value(i, argument) if isinstance(i, Container) else
+                        nodes.clone(i) for i in made.items]
+            else:
+                out.append(argument)
+        return out
 
     def reduced(self, dotted, made, node):
         items = [nodes.clone(i) for i in made.items]

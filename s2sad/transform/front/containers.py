@@ -27,7 +27,7 @@ from . import container_arguments as arguments
 from . import container_buffers as buffers
 from . import container_values as values
 from .. import nodes
-from . import parse
+from . import parse, resolve
 
 MAX_UNROLLED = 256
 
@@ -493,6 +493,9 @@ class _Scalarize:
             node.func.attr in values.VIEWS and not node.args and not node.keywords and \
             isinstance(node.func.value, (gast.Name, gast.Attribute)) and \
             getattr(self.container(node.func.value, None), "kind", None) == "dict"
+
+    def pack_star_arguments(self, call):
+        resolve.pack_star_arguments(call, facts.REF.of(call))
 
     def tuple_result(self, node):
         """`r = g(x)` of a call returning a tuple of a length known now (r is then held as

@@ -26,6 +26,8 @@ Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
     sq = lambda y: y * y                        _y0 = x
     z = sq(x)                                   z = _y0 * _y0
 
+    def g(W, *inputs):                          def g(W, inputs):     (a tuple: containers.py)
+
     assert x.ndim == 1, "a vector"              if not x.ndim == 1:
                                                     raise AssertionError("a vector")
 
@@ -67,6 +69,9 @@ class _Desugar:
     def run(self):
         tree = self.source.tree
         _call_through_aliases(tree, self.source.func)
+        if tree.args.vararg is not None:  # `*inputs`: one tuple parameter (resolve.py packs
+            tree.args.args.append(tree.args.vararg)  # the callers' extra arguments into it)
+            tree.args.vararg = None
         tree.body = self.block(tree.body)
         if self.problems:
             raise UnsupportedError(self.problems)

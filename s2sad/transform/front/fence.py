@@ -77,7 +77,7 @@ class _Fence:
         return self.diagnostics
 
     def _check_signature(self, args):
-        for star, kind in ((args.vararg, "*args"), (args.kwarg, "**kwargs")):
+        for star, kind in ((args.kwarg, "**kwargs"),):  # (*args: a tuple, desugar.py)
             if star is not None:
                 self.report(star, f"functions with {kind} are not supported",
                             why="s2sad differentiates w.r.t. parameters it knows by name and "
@@ -284,6 +284,8 @@ class _Fence:
                         why="s2sad differentiates real float64 code",
                         fix="compute with the real and imaginary parts as two real values")
         for child in gast.iter_child_nodes(node):
+            if isinstance(node, gast.Call) and isinstance(child, gast.Starred):
+                child = child.value  # f(*args) of a tuple or list known now (containers.py)
             self._expression(child)
 
     def _call(self, node):

@@ -152,6 +152,7 @@ class _Resolver(nodes.Transformer):
             node.func = nodes.dotted(emitted, node.func)
         elif is_user_function(found):
             facts.USER.put(node, True)
+            pack_star_arguments(node, found)
             emitted = "_".join(chain)
             self.callees.setdefault(emitted, found)
             node.func = nodes.dotted(emitted, node.func)
@@ -512,6 +513,20 @@ def is_constant_container(value):
         is_constant_array(v) or is_constant_container(v) or
         (isinstance(v, (numbers.Real, numpy.floating)) and not isinstance(v, (bool, numpy.bool_)))
         for v in items)
+
+
+def pack_star_arguments(call, func):
+    """`g(W, x, h)` of `def g(W, *inputs)` -> `g(W, (x, h))`: the function takes its `*args`
+    as one tuple (desugar.py)."""
+    code = func.__code__
+    if code.co_flags & inspect.CO_VARARGS and \
+            not any(isinstance(a, gast.Starred) for a in call.args):
+        named = code.co_argcount
+        extra = call.args[named:]
+        packed = gast.Tuple(extra, gast.Load())
+        if extra:
+            gast.copy_location(packed, extra[0])
+        call.args = call.args[:named] + [packed]
 
 
 def classes_of(structures):
