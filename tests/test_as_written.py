@@ -208,3 +208,24 @@ def test_the_gradient_of_star_args_is_a_tuple(jit):
     (da, db), = [s2sad.grad(corpus_as_written.star_at_the_top, wrt=1, jit=jit)(x, a, b)]
     assert_close(da, finite_difference(corpus_as_written.star_at_the_top, (x, a, b), 1))
     assert_close(db, finite_difference(corpus_as_written.star_at_the_top, (x, a, b), 2))
+
+
+# ---- functions given as arguments or defaults --------------------------------------------------
+
+def _layer(x, W, nonlinearity=np.tanh):
+    return np.sum(nonlinearity(W @ x) ** 2)
+
+
+def _half_square(z):
+    return 0.5 * z * z
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_function_given_as_a_default_or_an_argument_is_called(jit):
+    rng = np.random.default_rng(3)
+    x, W = rng.normal(size=3), rng.normal(size=(2, 3))
+    g = s2sad.grad(_layer, wrt=(0, 1), jit=jit)
+    for nonlinearity in (None, np.sin, _half_square, np.tanh):  # swapping takes effect
+        args = (x, W) if nonlinearity is None else (x, W, nonlinearity)
+        check_gradient(_layer, args, (0, 1), jit_fn=g if jit else None,
+                       py_fn=None if jit else g)

@@ -188,8 +188,15 @@ STATIC = "static"
 
 
 def is_static(value):
-    """A leaf that is no number: a str, None or a bool, inlined as a constant."""
-    return value is None or isinstance(value, (str, bytes, bool, numpy.bool_))
+    """A leaf that is no number: a str, None or a bool, inlined as a constant; or a function
+    (`nonlinearity=np.tanh`), which the code calls (resolve.py binds the calls)."""
+    return value is None or isinstance(value, (str, bytes, bool, numpy.bool_)) or \
+        is_function_value(value)
+
+
+def is_function_value(value):
+    """A function passed as an argument: a Python function, a builtin or a NumPy ufunc."""
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, numpy.ufunc))
 
 
 def is_static_spec(spec):

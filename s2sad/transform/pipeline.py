@@ -218,7 +218,8 @@ def _prepare(func, kinds=NO_KINDS):
     desugar.desugar(source)
     problems = fence.find_problems(source)
     structures = kinds[3] if len(kinds) > 3 else ()
-    resolution = resolve.resolve(source, resolve.classes_of(structures))
+    resolution = resolve.resolve(source, resolve.classes_of(structures),
+                                 resolve.functions_given(structures))
     problems += resolution.diagnostics
     if problems:
         problems += container_arguments.unknown_fields(source, structures)

@@ -45,6 +45,8 @@ def expand(args, structures):
                     if field == "kwonlyargs":
                         args.kw_defaults[k:k + 1] = [None] * len(values.leaf_names(spec))
                     break
+        if isinstance(spec, tuple) and len(spec) == 2:
+            continue  # a function given as an argument: its calls are bound (resolve.py)
         held[name] = values.of_spec(spec)
         held[name].argument = name
     if structures:  # defaults stay on the parameters after the last one without

@@ -49,12 +49,14 @@ class Resolution:
     externals: dict = dataclasses.field(default_factory=dict)
 
 
-def resolve(source, classes=None):
+def resolve(source, classes=None, functions=None):
     """Rewrite `source.tree` in place; return the callees and any problems. `classes`:
     {parameter: the class of the object it is given} (an object passed as its attributes),
-    whose methods it may call: `self.layer(x)` calls `Net.layer(self, x)`."""
+    whose methods it may call: `self.layer(x)` calls `Net.layer(self, x)`. `functions`:
+    {parameter: the function it is given} (`nonlinearity=np.tanh`), whose calls call it."""
     resolver = _Resolver(source)
     resolver.classes = dict(classes or {})
+    resolver.functions = dict(functions or {})  # parameter -> the function it is given
     resolver.visit(source.tree)
     diagnostics = resolver.diagnostics + _endless_recursion(source)
     return Resolution(resolver.callees, diagnostics, resolver.externals)
@@ -107,7 +109,15 @@ class _Resolver(nodes.Transformer):
 
     def visit_FunctionDef(self, node):
         if node is self.source.tree:
-            return self.generic_visit(node)
+            given = _defaults_of(node.args, self.functions)  # (`nonlinearity=np.tanh`: the
+            saved = [(d, list(getattr(node.args, d))) for d in ("defaults", "kw_defaults")]
+            for field, values in saved:                      # value given is bound instead)
+                setattr(node.args, field, [None if id(v) in given else v for v in values])
+            node = self.generic_visit(node)
+            for field, values in saved:
+                setattr(node.args, field, [v if id(v) in given else new for v, new in
+                                           zip(values, getattr(node.args, field))])
+            return node
         return self._nested(node)
 
     def _nested(self, node):
@@ -127,13 +137,16 @@ class _Resolver(nodes.Transformer):
         if isinstance(node.func, gast.Attribute) and (chain is None or chain[0] in self.locals
                                                       or self._on_array(chain)):
             return self._method_call(node)
-        if chain is None or chain[0] in self.locals:
+        if chain is not None and len(chain) == 1 and chain[0] in self.functions:
+            found = self.functions[chain[0]]  # a function given as an argument
+        elif chain is None or chain[0] in self.locals:
             if chain:
                 self.report(node.func, f"cannot call the local variable '{chain[0]}'",
                             why="s2sad must know at transform time which function is called",
                             fix="call the function by its global name")
             return node
-        found = self._lookup(node.func, chain)
+        else:
+            found = self._lookup(node.func, chain)
         if found is _MISSING:
             return node
         if isinstance(found, types.ModuleType) or not callable(found):
@@ -543,6 +556,22 @@ def classes_of(structures):
         if isinstance(holder, type):
             found[name] = holder
     return found
+
+
+def _defaults_of(args, parameters):
+    """ids of the default values of `parameters` in a gast.arguments."""
+    positional = list(args.posonlyargs) + list(args.args)
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + \
+        list(zip(args.kwonlyargs, args.kw_defaults))
+    return {id(value) for param, value in pairs if value is not None and param.id in parameters}
+
+
+def functions_given(structures):
+    """{parameter: the function it is given} of `structures` (a function passed as an
+    argument is a static leaf of the specialisation, api/pytrees.py)."""
+    return {name: spec[1] for name, spec in structures
+            if isinstance(spec, tuple) and len(spec) == 2 and spec[0] == "static" and
+            callable(spec[1])}
 
 
 def is_user_function(obj):
