@@ -229,3 +229,24 @@ def test_a_function_given_as_a_default_or_an_argument_is_called(jit):
         args = (x, W) if nonlinearity is None else (x, W, nonlinearity)
         check_gradient(_layer, args, (0, 1), jit_fn=g if jit else None,
                        py_fn=None if jit else g)
+
+
+# ---- s2sad show for a function of a dict ---------------------------------------------------------
+
+def _dict_loss(params, x):
+    h = np.tanh(params["W"] @ x + params["b"])
+    return np.sum(h ** 2)
+
+
+def test_show_with_example_arguments_of_a_container(capsys):
+    from s2sad.tools import cli
+    target = f"{__file__}:_dict_loss"
+    example = '({"W": np.ones((2, 3)), "b": np.zeros(2)}, np.ones(3))'
+    assert cli.main(["show", target, "--example", example]) == 0
+    text = capsys.readouterr().out
+    assert "def d_dict_loss(params_W, params_b, x, d_result):" in text
+    assert "return _t3, dparams_W, dparams_b" in text or "dparams_W, dparams_b" in text
+    assert cli.main(["show", target, "--example", example, "--mode", "forward"]) == 0
+    assert "def jvp__dict_loss(params_W, params_b, x, dparams_W, dparams_b)" in \
+        capsys.readouterr().out
+    assert cli.main(["show", target, "--example", "(1, 2", "--types", "f8"]) == 2

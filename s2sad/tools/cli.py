@@ -75,6 +75,12 @@ def _parser():
     show.add_argument("--types", metavar="TYPES", default=None,
                       help="the argument types to show the code for, e.g. \"f8, f8[:, :], i8\" "
                            "(see below; default: unknown, the general code)")
+    show.add_argument("--example", metavar="ARGS", default=None,
+                      help="example arguments, a Python expression evaluated in the target's "
+                           "module (with np and math), e.g. \"({'W': np.ones((3, 2)), 'b': "
+                           "np.zeros(2)}, np.ones(3))\": the code a call with arguments like "
+                           "these runs (containers, dataclasses and functions given as "
+                           "arguments included; instead of --types)")
     show.add_argument("--mode", choices=("reverse", "forward"), default="reverse",
                       help="reverse: the adjoint (grad, vjp); forward: the tangent code (jvp)")
     show.add_argument("--no-optimize", action="store_true",
@@ -129,10 +135,14 @@ def _parser():
 
 def _show(options):
     from s2sad.transform import pipeline
+    if options.types is not None and options.example is not None:
+        raise UsageError("give --types or --example, not both")
     types = None if options.types is None else parse_types(options.types)
     func = load_target(options.target)
     positions = _positions(func, options.wrt)
     kinds = pipeline.NO_KINDS if types is None else argument_kinds(func, positions, types)
+    if options.example is not None:
+        positions, kinds = _example_kinds(func, positions, options.example)
     if options.mode == "forward":
         generated = pipeline.tangent(func, positions, kinds)
     else:
@@ -143,6 +153,21 @@ def _show(options):
         text = generated.text
         print(highlight(text) if sys.stdout.isatty() else text, end="")
     return 0
+
+
+def _example_kinds(func, positions, expression):
+    """(positions among the generated function's parameters, kinds) of a call with the
+    arguments `expression` gives: worked out as a call would (containers flattened to their
+    leaves), without running the gradient."""
+    from s2sad.api.gradients import GradientFunction
+    from . import check
+    try:
+        args = check.example_arguments(expression, func)
+    except Exception as exc:  # noqa: BLE001 -- the user's own expression
+        raise UsageError(f"--example {expression!r}: {type(exc).__name__}: {exc}") from None
+    gradient = GradientFunction(func, positions, jit=False, with_value=False)
+    gradient.runner(gradient.bind(args, {}))  # (transforms; runs nothing)
+    return gradient.leaf_positions(gradient._kinds), gradient._kinds
 
 
 def load_target(target):
