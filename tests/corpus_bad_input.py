@@ -259,7 +259,7 @@ def f(x):
     Case("calling_a_parameter", """
 def f(x, g):
     return g(x)
-""", call="s2sad.grad(f, jit=False)(1.5, math.sin)",
+""", call="s2sad.grad(f, jit=False)(1.5, 2.0)",
          fragments=("cannot call the local variable 'g'",), at=(3, 12)),
     Case("object_attribute", """
 def f(x, settings):

@@ -392,6 +392,10 @@ def flatten_arguments(names, values, positions, taken):
             flat_names.append(name)
             spans.append((start, start + 1))
             continue
+        if pytrees.is_function_value(value):  # called as that function (resolve.py)
+            structures.append((name, (pytrees.STATIC, value)))
+            spans.append((start, start))
+            continue
         convert = _differentiated_leaf if i in positions else _leaf
         found = []
         spec, leaves = pytrees.flatten(value, name, taken, found,

@@ -188,14 +188,14 @@ STATIC = "static"
 
 
 def is_static(value):
-    """A leaf that is no number: a str, None or a bool, inlined as a constant; or a function
-    (`nonlinearity=np.tanh`), which the code calls (resolve.py binds the calls)."""
-    return value is None or isinstance(value, (str, bytes, bool, numpy.bool_)) or \
-        is_function_value(value)
+    """A leaf that is no number: a str, None or a bool, inlined as a constant."""
+    return value is None or isinstance(value, (str, bytes, bool, numpy.bool_))
 
 
 def is_function_value(value):
-    """A function passed as an argument: a Python function, a builtin or a NumPy ufunc."""
+    """A function passed as an argument (`nonlinearity=np.tanh`): a Python function, a builtin
+    or a NumPy ufunc; a static part of the specialisation, whose calls the code calls
+    (resolve.py binds them). Inside a container it is no leaf: an error names it."""
     return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, numpy.ufunc))
 
 
