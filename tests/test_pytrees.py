@@ -235,14 +235,16 @@ def test_a_tangent_must_have_the_structure_of_its_argument():
     assert "has keys ['a'] where the argument has ['a', 'b']" in str(info.value)
 
 
-def test_second_derivatives_refuse_containers_at_the_call():
+def test_second_derivatives_of_containers_nest_like_the_argument():
     def f(p):
-        return p["a"] ** 3
+        return p["a"] ** 3 * p["b"]
 
-    with pytest.raises(s2sad.ArgumentError) as info:
-        s2sad.hessian(f, jit=False)({"a": 1.0})
-    assert "second derivatives of functions of containers are not supported yet" in \
-        str(info.value)
+    assert s2sad.hessian(f, jit=False)({"a": 1.0, "b": 2.0}) == \
+        {"a": {"a": 12.0, "b": 3.0}, "b": {"a": 3.0, "b": 0.0}}
+    assert s2sad.hvp(f, jit=False)({"a": 1.0, "b": 2.0}, {"a": 1.0, "b": 0.0}) == \
+        {"a": 12.0, "b": 3.0}
+    with pytest.raises(s2sad.ArgumentError, match="has keys"):
+        s2sad.hvp(f, jit=False)({"a": 1.0, "b": 2.0}, {"a": 1.0})
 
 
 def test_code_for_a_dict_argument_is_generated_at_the_first_call():

@@ -61,27 +61,21 @@ class GradientFunction(Transformed):
     def __init__(self, func, wrt, jit, with_value, strict=False, check_nan=False):
         inner = None
         if isinstance(func, GradientFunction):
-            inner, func = func, higher.derivative_function(func)
+            # grad(grad(f)): this differentiates df/dx, a function s2sad generates from f's
+            # tangent code for the kinds of arguments of each call (higher.derivative_for);
+            # self.func is f itself, for its signature, names and messages
+            higher.check_inner(func)
+            inner, func = func, func.func
         super().__init__(func, wrt, jit, strict)
-        if inner is not None:
-            self.signature = inner.signature
         self.inner = inner
+        self._derivatives = {}
         self.with_value = with_value
         self.check_nan = check_nan
         self.kind = "value_and_grad" if with_value else "grad"
         self.drops_value = not with_value
 
     def __getstate__(self):
-        state = super().__getstate__()
-        if self.inner is not None:  # a generated function, made again where it is unpickled
-            state["func"] = state["__wrapped__"] = None
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if self.func is None:
-            self.rebuild()
-            self.__wrapped__ = self.func
+        return dict(super().__getstate__(), _derivatives={})  # made again on first use
 
     def generated_arguments(self, args, kwargs, batched=False):
         values = self.bind(args, kwargs)
@@ -90,15 +84,18 @@ class GradientFunction(Transformed):
         return values, [1.0]
 
     def build(self, kinds):
+        if self.inner is not None:  # of df/dx, its container arguments passed as leaves
+            return pipeline.gradient(higher.derivative_for(self, kinds),
+                                     self.leaf_positions(kinds), higher.plain_kinds(kinds),
+                                     check_nan=self.check_nan)
         return pipeline.gradient(self.func, self.leaf_positions(kinds), kinds,
                                  check_nan=self.check_nan)
 
-    def user_function(self):
-        return self.inner.func if self.inner is not None else self.func
-
     def rebuild(self):
-        if self.inner is not None:
-            self.func = higher.derivative_function(self.inner)
+        inner = self
+        while inner is not None:  # each grad of a grad holds a df/dx made from the one inside
+            inner._derivatives = {}
+            inner = inner.inner
 
     def __call__(self, *args, **kwargs):
         fast = self.fast(args, kwargs)
@@ -116,7 +113,7 @@ class GradientFunction(Transformed):
         return self._result(value, grads, values, layout.positions, layout)
 
     def _result(self, value, grads, values, positions, layout=None):
-        value = scalar_output(value, self.inner.func if self.inner is not None else self.func)
+        value = scalar_output(value, self.func)
         grads = shaped_like(grads, [values[i] for i in positions], self.func)
         if layout is not None:
             grads = layout.gather(grads)

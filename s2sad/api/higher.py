@@ -18,6 +18,10 @@ calls its callees' tangent code, each differentiable the same way.
 
 Reverse over forward gives the same numbers as forward over reverse (H is symmetric) at the
 same cost, O(cost of f) per product, and its first sweep has no stacks to differentiate.
+
+Container arguments (pytrees) are passed as their leaves: the directional function is made
+once per structure, taking the leaves f's specialised tangent code takes, and the results are
+built back into the arguments' structures (a Hessian nested as JAX nests it).
 """
 import inspect
 import os
@@ -29,6 +33,7 @@ from s2sad.runtime import cache, jit
 from s2sad.transform.front import constants
 from s2sad.transform import pipeline
 
+from . import pytrees
 from .calls import (
     Transformed,
     argument_error,
@@ -40,9 +45,8 @@ from .calls import (
 )
 
 
-def derivative_function(gradient):
-    """For `grad(grad(f))`: a plain function with f's parameters returning df/dx, x being
-    the one scalar parameter `gradient` differentiates."""
+def check_inner(gradient):
+    """For `grad(grad(f))`: the inner gradient must be one number, so w.r.t. one parameter."""
     if not gradient.single:
         raise argument_error(f"grad(grad({gradient.func.__name__})): the inner grad must be "
                              "w.r.t. one parameter (a tuple of gradients is not a scalar)",
@@ -52,37 +56,76 @@ def derivative_function(gradient):
         raise argument_error("grad(grad(f)): the inner grad cannot use check_nan",
                              why="the checks are not differentiable code",
                              fix="put check_nan=True on the outer grad only")
-    return _directional(gradient.func, gradient.positions, unit=True)
+
+
+def derivative_for(outer, kinds):
+    """What `outer`, a grad of the grad `outer.inner`, differentiates for arguments of these
+    kinds: a plain function of f's parameters (a container one as its leaves), then the
+    constants f reads, returning df/dx, x being the one scalar parameter `outer.inner`
+    differentiates. Made once per container structure."""
+    structures = structures_of(kinds)
+    if structures not in outer._derivatives:
+        inner = outer.inner
+        if inner.inner is None:
+            base = inner.func
+        elif structures:
+            raise argument_error(f"a third grad of {outer.func.__name__} with container "
+                                 "arguments", why="only two nested grads take containers",
+                                 fix="pass the container's leaves as arguments of their own")
+        else:
+            base = derivative_for(inner, kinds)
+        outer._derivatives[structures] = _directional(base, inner.positions, unit=True,
+                                                      structures=structures)
+    return outer._derivatives[structures]
+
+
+def structures_of(kinds):
+    return tuple(kinds[3]) if len(kinds) > 3 else ()
+
+
+def plain_kinds(kinds):
+    """`kinds` for a generated function of leaves: no container parameters."""
+    return tuple(kinds[:3]) + ((),)
+
+
+def leaf_spans(names, structures):
+    """Per parameter: the range of its leaves among the generated function's parameters,
+    and the names of those parameters (a container parameter is one per leaf)."""
+    specs = dict(structures)
+    spans, leaves = [], []
+    for name in names:
+        spec = specs.get(name)
+        own = pytrees.leaf_names(spec) if spec is not None else [name]
+        spans.append(range(len(leaves), len(leaves) + len(own)))
+        leaves += own
+    return spans, leaves
 
 
 def require_scalar(gradient, values):
-    """grad(grad(f)) needs df/dx to be a number: x a scalar."""
-    require_plain(values.layout, f"grad(grad({gradient.func.__name__}))")
+    """grad(grad(f)) needs df/dx to be a number: x a scalar (not an array, not a container;
+    the other arguments may be containers)."""
+    names = list(gradient.signature.parameters)
+    structures = dict(values.layout.structures)
+    spans, _ = leaf_spans(names, values.layout.structures)
     for i in gradient.positions:
-        if not isinstance(values[i], float):
-            name = list(gradient.signature.parameters)[i]
+        name, what = names[i], None
+        if name in structures:
+            what = "a container (a dict, list, tuple, NamedTuple or dataclass)"
+        elif not isinstance(values[spans[i][0]], float):
+            what = "an array"
+        if what is not None:
             raise OutputError([at_call(
-                f"grad(grad({gradient.func.__name__})): '{name}' is an array, so the gradient "
+                f"grad(grad({gradient.func.__name__})): '{name}' is {what}, so the gradient "
                 f"of {gradient.func.__name__} is not a scalar",
-                why="grad differentiates a function returning one number",
-                fix="use s2sad.hessian(f) or s2sad.hvp(f) for arrays")])
-
-
-def require_plain(layout, what):
-    """Second derivatives take no container (pytree) arguments yet."""
-    if not layout.plain:
-        names = ", ".join(f"'{name}'" for name, _ in layout.structures)
-        raise argument_error(f"{what}: the argument {names} is a container (a dict, list, "
-                             "tuple, NamedTuple or dataclass)",
-                             why="second derivatives of functions of containers are not "
-                                 "supported yet",
-                             fix="pass the leaves as arguments of their own")
+                why="grad differentiates a function returning one number; the inner grad "
+                    "must be w.r.t. one float (other arguments may be arrays or containers)",
+                fix="use s2sad.hessian(f) or s2sad.hvp(f), which take arrays and containers")])
 
 
 def hvp(func=None, wrt=0, *, jit=None, strict=False):
     """Hessian-vector product: `hvp(f, wrt)(args..., v) -> H v`, H the Hessian of the scalar
-    f w.r.t. the parameters `wrt` (v and the result: one per parameter, shaped like it; tuples
-    if `wrt` is a tuple). Usable as a decorator."""
+    f w.r.t. the parameters `wrt` (v and the result: one per parameter, shaped like it, in its
+    structure and type for a container; tuples if `wrt` is a tuple). Usable as a decorator."""
     if func is None:
         return lambda f: HvpFunction(f, wrt, jit, strict)
     return HvpFunction(func, wrt, jit, strict)
@@ -91,6 +134,9 @@ def hvp(func=None, wrt=0, *, jit=None, strict=False):
 def hessian(func=None, wrt=0, *, jit=None, strict=False):
     """`hessian(f, wrt)(args...)`: the Hessian of the scalar f, shaped `x.shape + x.shape`
     (for a tuple `wrt`, a tuple of tuples of blocks H[i][j] shaped `x_i.shape + x_j.shape`).
+    A container argument nests as `jax.hessian` nests it: H[i][j] has argument i's structure,
+    and each of its leaves a holds argument j's structure with, at each leaf b, the block
+    shaped `a.shape + b.shape` (for a dict p: `H["W"]["b"]`, shaped `W.shape + b.shape`).
     Built from one Hessian-vector product per input element."""
     if func is None:
         return lambda f: HessianFunction(f, wrt, jit, strict)
@@ -105,21 +151,24 @@ class HvpFunction(Transformed):
         super().__init__(func, wrt, jit, strict)
         self.user_func = func
         self.user_signature = self.signature
-        self.directional = None  # made on first use (after the arguments are checked)
+        self.directional = {}  # per container structure: made on first use
 
     def build(self, kinds):
-        if self.directional is None:
-            self.directional = _directional(self.user_func, self.positions, unit=False)
-        return pipeline.gradient(self.directional, self.positions, kinds)
+        structures = structures_of(kinds)
+        if structures not in self.directional:
+            self.directional[structures] = _directional(self.user_func, self.positions,
+                                                        unit=False, structures=structures)
+        return pipeline.gradient(self.directional[structures], self.leaf_positions(kinds),
+                                 plain_kinds(kinds))
 
     def user_function(self):
         return self.user_func
 
     def __getstate__(self):
-        return dict(super().__getstate__(), directional=None)  # made again on first use
+        return dict(super().__getstate__(), directional={})  # made again on first use
 
     def rebuild(self):
-        self.directional = None
+        self.directional = {}
 
     def generated_arguments(self, args, kwargs, batched=False):
         return self.bind(args, kwargs, check=not batched), [1.0]
@@ -132,15 +181,25 @@ class HvpFunction(Transformed):
                                  why="H v needs a vector v for each differentiated parameter",
                                  fix="call it as hvp_f(*args, v)")
         values = self.arguments(args[:len(args) - count], kwargs)
-        names = list(self.user_signature.parameters)
-        for v, i in zip(args[len(args) - count:], self.positions):
-            vector = as_float(v, f"the vector for '{names[i]}'")
+        layout = values.layout
+        given = args[len(args) - count:]
+        if not layout.plain:
+            try:
+                given = layout.split(given, f"the vector for {', '.join(self.wrt_names)}")
+            except ValueError as exc:
+                raise argument_error(str(exc), why="v has the structure of its parameter",
+                                     fix="pass a vector built like the argument (the same keys, "
+                                         "lengths and types), with arrays shaped like its "
+                                         "leaves") from None
+        for v, i in zip(given, layout.positions):
+            name = layout.names[i]
+            vector = as_float(v, f"the vector for '{name}'")
             if check and numpy.shape(vector) != numpy.shape(values[i]):
-                raise argument_error(f"the vector for '{names[i]}' has shape "
-                                     f"{numpy.shape(vector)}, '{names[i]}' has shape "
+                raise argument_error(f"the vector for '{name}' has shape "
+                                     f"{numpy.shape(vector)}, '{name}' has shape "
                                      f"{numpy.shape(values[i])}",
                                      why="v is a direction in the space of its parameter",
-                                     fix=f"pass a vector shaped like '{names[i]}'")
+                                     fix=f"pass a vector shaped like '{name}'")
             values.append(vector)
         return values
 
@@ -149,21 +208,26 @@ class HvpFunction(Transformed):
         constants f reads."""
         values = self.flat(bind_arguments(self.user_func, self.user_signature, self.positions,
                                           args, kwargs))
-        require_plain(values.layout, f"hvp of {self.user_func.__name__}")
         return values + self.constant_values()
 
     def parameter_names(self, layout):
-        return super().parameter_names(layout) + [f"_v{k}" for k in range(len(self.positions))]
+        return super().parameter_names(layout) + \
+            [f"_v{k}" for k in range(len(layout.positions))]
 
     def __call__(self, *args, **kwargs):
         values = self.bind(args, kwargs)
         return self.product(values)
 
     def product(self, values):
+        """H v, in the structure of the `wrt` arguments; `values` as `bind` returns them."""
+        grads = values.layout.gather(self.leaf_products(values))
+        return grads[0] if self.single else tuple(grads)
+
+    def leaf_products(self, values):
+        """H v, one array or float per differentiated leaf."""
         value, *grads = self.runner(values)(*values, 1.0)
         scalar_output(value, self.user_func)
-        grads = shaped_like(grads, [values[i] for i in self.positions], self.user_func)
-        return grads[0] if self.single else tuple(grads)
+        return shaped_like(grads, [values[i] for i in values.layout.positions], self.user_func)
 
 
 class HessianFunction:
@@ -183,7 +247,8 @@ class HessianFunction:
     def __call__(self, *args, **kwargs):
         products = self.products
         values = products.arguments(args, kwargs)
-        inputs = [values[i] for i in products.positions]
+        layout = values.layout
+        inputs = [values[i] for i in layout.positions]
         blocks = [[numpy.zeros(numpy.shape(a) + numpy.shape(b)) for b in inputs]
                   for a in inputs]
         for k, x in enumerate(inputs):
@@ -195,30 +260,44 @@ class HessianFunction:
                 else:
                     v[k] = numpy.zeros(x.shape)
                     v[k][index] = 1.0
-                column = products.product(values + v)
-                column = [column] if self.single else list(column)
-                for j, part in enumerate(column):
+                for j, part in enumerate(products.leaf_products(values + v)):
                     blocks[j][k][(Ellipsis,) + index] = part
         blocks = [[float(b) if b.ndim == 0 else b for b in row] for row in blocks]
+        if not layout.plain:
+            return self._nested(layout, blocks)
         return blocks[0][0] if self.single else tuple(tuple(row) for row in blocks)
 
+    def _nested(self, layout, blocks):
+        """The blocks of leaves a and b (shaped a.shape + b.shape) as JAX nests them: H[i][j]
+        has the structure of argument i, each leaf a of it holding the structure of argument j
+        with the block of (a, b) at each leaf b."""
+        rows = [layout.gather(row) for row in blocks]  # rows[a][j]: leaf a, argument j's tree
+        count = len(layout.likes)
+        nested = [[layout.gather([row[j] for row in rows])[i] for j in range(count)]
+                  for i in range(count)]
+        return nested[0][0] if self.single else tuple(tuple(row) for row in nested)
 
-def _directional(func, positions, unit):
+
+def _directional(func, positions, unit, structures=()):
     """The generated function returning f's directional derivative: along tangent
     parameters appended to f's (`unit=False`), or along 1.0 for each parameter at
-    `positions` (`unit=True`)."""
-    generated = pipeline.tangent(func, positions)
-    params = list(inspect.signature(func).parameters) + \
-        [name for name, _ in constants.inputs(func)]
-    suffix = "_".join(params[i] for i in positions)
+    `positions` (`unit=True`). With `structures` ((name, spec) of container parameters), it
+    takes each container as its leaves, as f's specialised tangent code does."""
+    names = list(inspect.signature(func).parameters)
+    spans, leaves = leaf_spans(names, structures)
+    wrt = tuple(j for i in positions for j in spans[i])
+    generated = pipeline.tangent(func, wrt, pipeline.NO_KINDS[:3] + (structures,)) \
+        if structures else pipeline.tangent(func, positions)
+    params = leaves + [name for name, _ in constants.inputs(func)]
+    suffix = "_".join(names[i] for i in positions)
     name = f"{func.__name__}__{'d' if unit else 'dir'}_{suffix}"
-    tangents = ["1.0"] * len(positions) if unit else [f"_v{k}" for k in range(len(positions))]
+    tangents = ["1.0"] * len(wrt) if unit else [f"_v{k}" for k in range(len(wrt))]
     signature = params + ([] if unit else tangents)
     stem = os.path.splitext(os.path.basename(generated.path))[0]
     along = "1.0" if unit else "a direction"
-    names = ", ".join(params[i] for i in positions)
+    what = ", ".join(names[i] for i in positions)
     text = (f"# Generated by s2sad from {generated.source.path}:{func.__name__}: its derivative "
-            f"along {along} for {names}, to be differentiated again.\n"
+            f"along {along} for {what}, to be differentiated again.\n"
             "from s2sad.runtime import rt\n"
             f"jvp = rt.load(__name__, {stem!r}, {generated.function!r})\n\n\n"
             f"def {name}({', '.join(signature)}):\n"

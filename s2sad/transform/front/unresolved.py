@@ -1,5 +1,6 @@
 """The errors for what resolve.py cannot bind: an attribute or method that is neither an array's
-nor a container field's, and a random draw.
+nor a container field's, a random draw, and a call of something without source or rule (a
+function s2sad made, called inside a differentiated function, is nested differentiation).
 
     rs.randn(3)      -->  "`.randn(...)` draws random numbers, which is not supported inside a
                            differentiated function yet" (fix: draw outside, pass the samples in)
@@ -52,3 +53,24 @@ def unknown_attribute(source, node):
                           f"({', '.join(sorted(SHAPE_ATTRIBUTES))}) and the fields of "
                           "NamedTuple and dataclass arguments",
                       fix="use the NumPy function instead")
+
+
+def uncallable(chain, found):
+    """(message, why, fix) for a call of `found`, which has neither source nor rule: in
+    particular a function s2sad made (a gradient inside a differentiated function)."""
+    name = ".".join(chain)
+    if type(found).__module__.startswith("s2sad.api"):
+        kind = getattr(found, "kind", None) or type(found).__name__
+        return (f"cannot call '{name}' (made by s2sad.{kind}) from differentiated code: "
+                "nested differentiation is not supported",
+                "s2sad differentiates Python source, and a function s2sad made runs generated "
+                "code; a function of gradients is a second derivative",
+                "compute the gradient outside the differentiated function and pass it in as "
+                "an argument (a Newton step x - g / h: g = s2sad.grad(f)(x) and h = "
+                "s2sad.hessian(f)(x), or s2sad.grad(s2sad.grad(f))(x) for a scalar x); second "
+                "derivatives come from s2sad.hvp(f), s2sad.hessian(f) and grad(grad(f))")
+    return (f"cannot call '{name}' ({type(found).__name__}) from differentiated code",
+            "it is neither a NumPy/math/builtin function nor a Python function with source",
+            "register a derivative for it with @s2sad.adjoint (docs/rules.md: Adding a "
+            "derivative), wrap the value in s2sad.stop_gradient(...) if no gradient should "
+            "flow, or compute it outside the differentiated function and pass the result in")
