@@ -36,7 +36,7 @@ DESCRIPTIONS = {
     gast.Await: "`await`", gast.FunctionDef: "nested function definitions",
     gast.AsyncFunctionDef: "nested async functions", gast.ClassDef: "class definitions",
     gast.Try: "`try` statements", gast.With: "`with` statements",
-    gast.AsyncWith: "`async with`", gast.AsyncFor: "`async for`",
+    gast.AsyncWith: "`async with`", gast.AsyncFor: "`async for`", gast.Assert: "`assert`",
     gast.Global: "`global` declarations",
     gast.Nonlocal: "`nonlocal` declarations", gast.Delete: "`del`",
     gast.Import: "imports inside the function", gast.ImportFrom: "imports inside the function",
