@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: digest bench bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
+.PHONY: corpus digest bench bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -66,3 +66,10 @@ clean:
 # index off); a refactoring that changes no behaviour leaves it unchanged.
 digest: $(STAMP)
 	$(PY) benchmarks/generated_digest.py $(ARGS)
+
+# Issue 35: s2sad on functions other people wrote, from scipy, cma, pymoo, opfunu,
+# benchmark-functions and pints pinned in their own environment, .venv-corpus; JIT on and off
+# against finite differences; prints "N of M pass" and the failures by construct, writes
+# tests/EXTERNAL_CORPUS.md (ARGS: --only NAME, --package NAME, --jit-off-only, --timeout S).
+corpus: $(STAMP)
+	$(PY) tests/external_corpus.py $(ARGS)
