@@ -16,6 +16,7 @@ $(STAMP): setup.cfg pyproject.toml
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
+# The whole suite, with the long sweeps sampled (tests/sweeps.py); `make verify` runs them whole.
 test: $(STAMP)
 	$(PY) -m pytest tests
 
@@ -53,7 +54,15 @@ bench-checkpoint: $(STAMP)
 coverage: $(STAMP)
 	$(PY) -m s2sad.tools.coverage
 
+# The long profile (issue 34): the sweeps `make test` samples (tests/sweeps.py), every case (the
+# runtime helpers compiled against Python, every corpus function and fuzz regression compiled),
+# then every rule's every check compiled and every numba=False declaration tested
+# (`s2sad verify [PATTERN]`, the rules whose name contains ARGS).
+SWEEPS := tests/test_rt.py tests/test_runtime_loops.py tests/test_runtime_reductions.py \
+	tests/test_runtime_shape.py tests/test_runtime_twins.py tests/test_corpus.py tests/test_fuzz.py
+
 verify: $(STAMP)
+	S2SAD_FULL_SWEEP=1 $(PY) -m pytest $(SWEEPS)
 	$(PY) -m s2sad verify $(ARGS)
 
 chase: $(STAMP)
