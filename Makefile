@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: digest bench bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
+.PHONY: corpus digest bench bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -16,6 +16,7 @@ $(STAMP): setup.cfg pyproject.toml
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
+# The whole suite, with the long sweeps sampled (tests/sweeps.py); `make verify` runs them whole.
 test: $(STAMP)
 	$(PY) -m pytest tests
 
@@ -53,7 +54,15 @@ bench-checkpoint: $(STAMP)
 coverage: $(STAMP)
 	$(PY) -m s2sad.tools.coverage
 
+# The long profile (issue 34): the sweeps `make test` samples (tests/sweeps.py), every case (the
+# runtime helpers compiled against Python, every corpus function and fuzz regression compiled),
+# then every rule's every check compiled and every numba=False declaration tested
+# (`s2sad verify [PATTERN]`, the rules whose name contains ARGS).
+SWEEPS := tests/test_rt.py tests/test_runtime_loops.py tests/test_runtime_reductions.py \
+	tests/test_runtime_shape.py tests/test_runtime_twins.py tests/test_corpus.py tests/test_fuzz.py
+
 verify: $(STAMP)
+	S2SAD_FULL_SWEEP=1 $(PY) -m pytest $(SWEEPS)
 	$(PY) -m s2sad verify $(ARGS)
 
 chase: $(STAMP)
@@ -66,3 +75,10 @@ clean:
 # index off); a refactoring that changes no behaviour leaves it unchanged.
 digest: $(STAMP)
 	$(PY) benchmarks/generated_digest.py $(ARGS)
+
+# Issue 35: s2sad on functions other people wrote, from scipy, cma, pymoo, opfunu,
+# benchmark-functions and pints pinned in their own environment, .venv-corpus; JIT on and off
+# against finite differences; prints "N of M pass" and the failures by construct, writes
+# tests/EXTERNAL_CORPUS.md (ARGS: --only NAME, --package NAME, --jit-off-only, --timeout S).
+corpus: $(STAMP)
+	$(PY) tests/external_corpus.py $(ARGS)

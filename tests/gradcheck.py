@@ -28,23 +28,29 @@ def assert_close(computed, expected, rtol=RTOL, what=""):
                                   f"computed={computed}\nexpected={expected}"
 
 
-def check_gradient(f, args, wrt, jit_fn=None, py_fn=None):
-    """The gradient of f at args matches finite differences, JIT on and off, and on == off."""
+def check_gradient(f, args, wrt, jit_fn=None, py_fn=None, jit=True):
+    """The gradient of f at args matches finite differences, JIT on and off, and on == off
+    (jit=False: JIT off only, and it returns the Python gradient)."""
     wrt = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
-    jit_fn = jit_fn or s2sad.grad(f, wrt=wrt, jit=True)
     py_fn = py_fn or s2sad.grad(f, wrt=wrt, jit=False)
-    with_jit, without = jit_fn(*args), py_fn(*args)
+    if not jit:
+        with_jit = without = py_fn(*args)
+    else:
+        jit_fn = jit_fn or s2sad.grad(f, wrt=wrt, jit=True)
+        with_jit, without = jit_fn(*args), py_fn(*args)
     names = list(__import__("inspect").signature(f).parameters)
     for k, w in enumerate(wrt):
         position = w if isinstance(w, int) else names.index(w)
         if is_tree(args[position]):
-            check_tree_gradient(f, args, position, with_jit[k], without[k], names[position])
+            check_tree_gradient(f, args, position, with_jit[k], without[k], names[position],
+                                jit=jit)
             continue
         expected = finite_difference(f, args, position)
         assert_close(without[k], expected, what=f"{_name(f)} d/d{names[position]} (Python)")
-        assert_close(with_jit[k], expected, what=f"{_name(f)} d/d{names[position]} (Numba)")
-        assert_close(with_jit[k], without[k], rtol=SAME,
-                     what=f"{_name(f)} d/d{names[position]} JIT vs Python")
+        if jit:
+            assert_close(with_jit[k], expected, what=f"{_name(f)} d/d{names[position]} (Numba)")
+            assert_close(with_jit[k], without[k], rtol=SAME,
+                         what=f"{_name(f)} d/d{names[position]} JIT vs Python")
         assert isinstance(with_jit[k], float) == (np.ndim(args[position]) == 0)
     return with_jit
 
@@ -110,9 +116,9 @@ def tree_equal(a, b):
         np.array_equal(x, y) for (_, x), (_, y) in zip(tree_leaves(a), tree_leaves(b)))
 
 
-def check_tree_gradient(f, args, position, with_jit, without, name):
+def check_tree_gradient(f, args, position, with_jit, without, name, jit=True):
     """The gradient of a container argument: the same structure and type, each leaf's entry
-    matching finite differences, JIT on and off."""
+    matching finite differences, JIT on and off (jit=False: `with_jit` is `without`)."""
     tree = args[position]
     for got in (with_jit, without):
         assert same_structure(got, tree), f"{_name(f)} d/d{name}: {got!r} is not shaped " \
@@ -123,7 +129,8 @@ def check_tree_gradient(f, args, position, with_jit, without, name):
         expected = finite_difference(at, [leaf], 0)
         what = f"{_name(f)} d/d{name}{list(path)}"
         assert_close(tree_get(without, path), expected, what=what + " (Python)")
-        assert_close(tree_get(with_jit, path), expected, what=what + " (Numba)")
-        assert_close(tree_get(with_jit, path), tree_get(without, path), rtol=SAME,
-                     what=what + " JIT vs Python")
+        if jit:
+            assert_close(tree_get(with_jit, path), expected, what=what + " (Numba)")
+            assert_close(tree_get(with_jit, path), tree_get(without, path), rtol=SAME,
+                         what=what + " JIT vs Python")
         assert isinstance(tree_get(with_jit, path), float) == (np.ndim(leaf) == 0)

@@ -1,11 +1,14 @@
 """What tests/test_runtime_reductions.py and test_runtime_shape.py share: a helper call written
 as text with its inputs described (`case`), made into a function Python runs and Numba
 compiles, and the checks that both flavours agree or that Numba declines."""
+import re
+
 import numba
 import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
+import sweeps
 from s2sad.runtime import dispatch, rt
 
 dispatch.install()   # the helpers' Numba side
@@ -56,6 +59,17 @@ def _label(spec):
 def case(call, **inputs):
     return pytest.param(call, inputs, id=call.replace("rt.", "") + str(
         [_label(spec) for spec in inputs.values()]))
+
+
+def helpers(param):
+    """The helpers a case calls, e.g. ('cross_grad_a', 'cross_grad_b')."""
+    return tuple(re.findall(r"rt\.(\w+)", param.values[0]))
+
+
+def sampled(cases):
+    """The cases `make test` compiles (sweeps.py): of the cases of each helper (or tuple of
+    helpers) the first and every third after it; S2SAD_FULL_SWEEP=1 compiles them all."""
+    return sweeps.sample(cases, key=helpers)
 
 
 def kind(x):

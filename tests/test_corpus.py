@@ -1,5 +1,9 @@
 """Every corpus function matches central finite differences, with JIT on and off, on random
-inputs; JIT on and off agree to 1e-12; a gradient call never modifies its arguments."""
+inputs; JIT on and off agree to 1e-12; a gradient call never modifies its arguments.
+
+`make test` checks every function as Python (JIT off) and compiles (JIT on) a sample of them:
+of each corpus module's functions, the first and every third (sweeps.py), and every function
+declared NOT_NUMBA (its fallback warning); `make verify` (S2SAD_FULL_SWEEP=1) compiles all."""
 import ast
 import copy
 import warnings
@@ -11,24 +15,29 @@ import s2sad
 import corpus_control
 import corpus_language
 import corpus_straight
+import sweeps
 from gradcheck import check_gradient, tree_equal
 
 CASES = corpus_straight.CASES + corpus_control.CASES + corpus_language.CASES
 NOT_NUMBA = corpus_straight.NOT_NUMBA | corpus_control.NOT_NUMBA | corpus_language.NOT_NUMBA
 SEEDS = {f.__name__: 2 for f, _, _ in corpus_straight.CASES}  # control cases: 4 seeds reach
                                                               # every branch (corpus_control)
+COMPILED = {f.__name__ for f, _, _ in sweeps.sample(CASES, key=lambda case: case[0].__module__)}
+COMPILED |= NOT_NUMBA
 
 
 @pytest.mark.parametrize("f, make_args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
 def test_gradient_matches_finite_differences(f, make_args, wrt):
     wrt = wrt if isinstance(wrt, tuple) else (wrt,)
-    jit_fn, py_fn = s2sad.grad(f, wrt=wrt, jit=True), s2sad.grad(f, wrt=wrt, jit=False)
+    jit = f.__name__ in COMPILED
+    jit_fn = s2sad.grad(f, wrt=wrt, jit=True) if jit else None
+    py_fn = s2sad.grad(f, wrt=wrt, jit=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", s2sad.JitFallbackWarning)
         for seed in range(SEEDS.get(f.__name__, 4)):
             args = make_args(np.random.default_rng(seed))
             before = copy.deepcopy(args)
-            check_gradient(f, args, wrt, jit_fn=jit_fn, py_fn=py_fn)
+            check_gradient(f, args, wrt, jit_fn=jit_fn, py_fn=py_fn, jit=jit)
             for a, b in zip(args, before):
                 assert tree_equal(a, b), "a gradient call modified its argument"
     fallbacks = [w for w in caught if issubclass(w.category, s2sad.JitFallbackWarning)]

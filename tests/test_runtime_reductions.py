@@ -3,12 +3,15 @@ reduction_tangents.py, linalg.py, linalg_square.py), each defined once (runtime/
 
 Every form Numba compiles gives, compiled, the numbers Python gives, and the same kind of result
 (a Python float, or a float64 array of the same shape); the forms Numba declines (an `axis`,
-stacked matrices, ...) still run as Python. Whether the numbers are right is tests/
-test_templates.py's part (finite differences, JIT on and off).
+stacked matrices, ...) still run as Python. `make test` compiles a sample of the forms (of each
+helper's, the first and every third: runtime_forms.sampled), `make verify` all of them. Whether
+the numbers are right is tests/test_templates.py's part (finite differences, JIT on and off).
 """
 import numpy as np
 import pytest
-from runtime_forms import B, R, case, check_compiled_agrees, of, python_result_of_declined
+import sweeps
+from runtime_forms import (B, R, case, check_compiled_agrees, of, python_result_of_declined,
+                           sampled)
 
 
 def _with(shape, value, cells):
@@ -155,7 +158,7 @@ COMPILED = [
 ]
 
 
-@pytest.mark.parametrize("call, inputs", COMPILED)
+@pytest.mark.parametrize("call, inputs", sampled(COMPILED))
 def test_numba_gives_pythons_result(call, inputs):
     check_compiled_agrees(call, inputs, rtol=1e-10, atol=1e-12)
 
@@ -215,12 +218,23 @@ def _layouts(shape, seed):
     return [a[..., :shape[-1]].copy(), np.asfortranarray(a[..., :shape[-1]]), a[..., ::2]]
 
 
+# The layouts (C, F, strided) of a and b, each pair compiled: `make test` takes (C, C), the one
+# the loops serve, and three mixed pairs giving each operand every layout; S2SAD_FULL_SWEEP=1
+# (make verify) all nine.
+LAYOUT_PAIRS = [(0, 0), (0, 1), (1, 2), (2, 0)] if not sweeps.FULL else \
+    [(i, j) for i in range(3) for j in range(3)]
+
+
+def _pairs(shape):
+    a, b = _layouts(shape, 1), _layouts(shape, 2)
+    return [(a[i], b[j]) for i, j in LAYOUT_PAIRS]
+
+
 @pytest.mark.parametrize("shape", [(41,), (37, 23)])
 def test_sum_product_gives_numbas_sum_bit_for_bit(product_sums, shape):
     numbas, ours = product_sums[:2]
-    for a in _layouts(shape, 1):
-        for b in _layouts(shape, 2):
-            assert ours(a, b) == numbas(a, b)
+    for a, b in _pairs(shape):
+        assert ours(a, b) == numbas(a, b)
     a, b = _layouts(shape, 1)[0], _layouts(shape[-1:], 2)[0]   # broadcast: NumPy's way
     assert ours(a, b) == numbas(a, b)
     assert ours(a.astype(np.float32), b) == numbas(a.astype(np.float32), b)
@@ -229,9 +243,8 @@ def test_sum_product_gives_numbas_sum_bit_for_bit(product_sums, shape):
 @pytest.mark.parametrize("axis", [0, 1, -1, -2])
 def test_sum_product_along_gives_numbas_sum_bit_for_bit(product_sums, axis):
     numbas, ours = product_sums[2:]
-    for a in _layouts((37, 23), 1):
-        for b in _layouts((37, 23), 2):
-            assert np.array_equal(ours(a, b, axis), numbas(a, b, axis))
+    for a, b in _pairs((37, 23)):
+        assert np.array_equal(ours(a, b, axis), numbas(a, b, axis))
     a, b = _layouts((37, 23), 1)[0], _layouts((23,), 2)[0]
     assert np.array_equal(ours(a, b, axis), numbas(a, b, axis))
     with pytest.raises(Exception):

@@ -5,12 +5,14 @@ Every form Numba compiles gives, compiled, the numbers Python gives, and the sam
 (a Python float, or a float64 array of the same shape, or a tuple of those); the forms Numba
 declines (an `axis` where Numba's primal has none, order 'F', a list, a mode other than 'raise')
 still run as Python (the loops behind `compiled_as` are checked in test_runtime_twins.py).
-Whether the numbers are right is tests/test_templates.py's part
-(finite differences, JIT on and off).
+`make test` compiles a sample of the forms (of each helper's, the first and every third:
+runtime_forms.sampled), `make verify` all of them. Whether the numbers are right is
+tests/test_templates.py's part (finite differences, JIT on and off).
 """
 import numpy as np
 import pytest
-from runtime_forms import B, R, case, check_compiled_agrees, leaves, python_result_of_declined
+from runtime_forms import (B, R, case, check_compiled_agrees, leaves,
+                           python_result_of_declined, sampled)
 
 
 def like(function):
@@ -89,7 +91,7 @@ COMPILED = [   # each form each dispatch gives Numba, once (layouts and dtypes s
 ]
 
 
-@pytest.mark.parametrize("call, inputs", COMPILED)
+@pytest.mark.parametrize("call, inputs", sampled(COMPILED))
 def test_numba_gives_pythons_result(call, inputs):
     check_compiled_agrees(call, inputs, rtol=1e-12, atol=1e-14)
 
