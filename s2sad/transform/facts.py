@@ -73,7 +73,7 @@ REF = Fact(
     _ANY, ("front/resolve", "front/normalize", "front/idioms", "front/constants",
            "front/container_arguments", "front/container_buffers", "front/container_values",
            "generate/scalar_loops"),
-    ("front/resolve", "front/normalize", "front/idioms", "front/constants", "front/inline",
+    ("front/recursion", "front/normalize", "front/idioms", "front/constants", "front/inline",
      "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
      "generate/blocks", "generate/checkpoint", "generate/forward", "generate/recompute",
