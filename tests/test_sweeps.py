@@ -34,11 +34,16 @@ def test_the_full_sweep_keeps_every_case(monkeypatch):
     assert sweeps.sample(cases, key=lambda case: case[0]) == cases
 
 
+def _samples(name):
+    """Whether the test file `name` samples (imports sweeps.py or runtime_forms.py)."""
+    with open(os.path.join(HERE, name)) as source:
+        return re.search(r"^(import sweeps|from runtime_forms import)", source.read(),
+                         re.MULTILINE) is not None
+
+
 def test_make_verify_runs_every_file_that_samples():
     sampling = {name for name in os.listdir(HERE) if name.startswith("test_") and
-                name.endswith(".py") and name != "test_sweeps.py" and
-                re.search(r"^(import sweeps|from runtime_forms import)", open(
-                    os.path.join(HERE, name)).read(), re.MULTILINE)}
+                name.endswith(".py") and name != "test_sweeps.py" and _samples(name)}
     with open(os.path.join(HERE, os.pardir, "Makefile")) as makefile:
         text = makefile.read().replace("\\\n", " ")
     listed = re.search(r"^SWEEPS\s*:?=(.*)$", text, re.MULTILINE).group(1).split()
