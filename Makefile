@@ -59,7 +59,8 @@ coverage: $(STAMP)
 # then every rule's every check compiled and every numba=False declaration tested
 # (`s2sad verify [PATTERN]`, the rules whose name contains ARGS).
 SWEEPS := tests/test_rt.py tests/test_runtime_loops.py tests/test_runtime_reductions.py \
-	tests/test_runtime_shape.py tests/test_runtime_twins.py tests/test_corpus.py tests/test_fuzz.py
+	tests/test_runtime_shape.py tests/test_runtime_twins.py tests/test_corpus.py tests/test_fuzz.py \
+	tests/test_as_written.py
 
 verify: $(STAMP)
 	S2SAD_FULL_SWEEP=1 $(PY) -m pytest $(SWEEPS)

@@ -1,11 +1,16 @@
 """Shared set-up: one fresh cache directory for the whole session, so every test run really
-transforms and compiles (and compiled functions are shared between tests)."""
+transforms and compiles (and compiled functions are shared between tests); Numba compiles
+without optimising (NUMBA_OPT=0) unless told otherwise."""
 import os
 import sys
 import tempfile
 
 os.environ["S2SAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="s2sad-tests-")
 os.environ.pop("S2SAD_DISABLE_JIT", None)
+# Compiling is most of the suite's time, and LLVM's optimisations (without fastmath, which
+# s2sad never asks for) do not change a result: the suite compiles unoptimised, as `make fuzz`
+# does; `make verify` and `make bench` compile at Numba's default level.
+os.environ.setdefault("NUMBA_OPT", "0")
 sys.path.insert(0, os.path.dirname(__file__))
 
 

@@ -1,6 +1,7 @@
 """Code as people write it (tests/corpus_as_written.py, issue 35): every case matches central
-finite differences with JIT on and off, on == off to 1e-12, and falls back to Python only where
-the corpus says so."""
+finite differences as Python; a sample of them (tests/sweeps.py; every one with
+S2SAD_FULL_SWEEP=1, and every one that falls back to Python) also compiled, on == off to
+1e-12, falling back to Python only where the corpus says so."""
 import dataclasses
 import functools
 import warnings
@@ -10,22 +11,28 @@ import pytest
 
 import s2sad
 import corpus_as_written
+import sweeps
 from gradcheck import check_gradient
 
 CASES = corpus_as_written.CASES
+COMPILED = sweeps.positions(CASES) | {k for k, c in enumerate(CASES)
+                                      if c[0].__name__ in corpus_as_written.NOT_NUMBA}
 
 
-@pytest.mark.parametrize("f, make_args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
-def test_gradient_matches_finite_differences(f, make_args, wrt):
+@pytest.mark.parametrize("k", range(len(CASES)), ids=[c[0].__name__ for c in CASES])
+def test_gradient_matches_finite_differences(k):
+    f, make_args, wrt = CASES[k]
     wrt = wrt if isinstance(wrt, tuple) else (wrt,)
-    jit_fn, py_fn = s2sad.grad(f, wrt=wrt, jit=True), s2sad.grad(f, wrt=wrt, jit=False)
+    jit = k in COMPILED
+    jit_fn = s2sad.grad(f, wrt=wrt, jit=True) if jit else None
+    py_fn = s2sad.grad(f, wrt=wrt, jit=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", s2sad.JitFallbackWarning)
         for seed in range(2):
             check_gradient(f, make_args(np.random.default_rng(seed)), wrt, jit_fn=jit_fn,
-                           py_fn=py_fn)
+                           py_fn=py_fn, jit=jit)
     fallbacks = [w for w in caught if issubclass(w.category, s2sad.JitFallbackWarning)]
-    assert len(fallbacks) == (1 if f.__name__ in corpus_as_written.NOT_NUMBA else 0)
+    assert len(fallbacks) == (1 if jit and f.__name__ in corpus_as_written.NOT_NUMBA else 0)
 
 
 # ---- print, assert and raise -------------------------------------------------------------------
