@@ -118,6 +118,7 @@ def start(directory, cache_dir, calls, jit=False, barrier=None, **spec):
     env = dict(os.environ, S2SAD_CACHE_DIR=str(cache_dir), PYTHONDONTWRITEBYTECODE="1")
     env.pop("S2SAD_DISABLE_JIT", None)
     env.pop(index.ENV_SWITCH, None)
+    env.pop("NUMBA_OPT", None)  # as users run it (conftest.py compiles the suite unoptimised)
     if not jit:
         env["S2SAD_DISABLE_JIT"] = "1"
     env.update(spec.pop("env", {}))
