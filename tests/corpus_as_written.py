@@ -200,3 +200,82 @@ CASES += [
      (0, 1, 2)),
     (star_at_the_top, lambda rng: (rng.normal(size=3), rng.normal(size=3)), 0),
 ]
+
+
+# ---- module-level objects: their fields, properties and methods --------------------------------
+
+class _Problem:
+    """A benchmark problem as libraries write them: fields set in __init__, a property, and
+    methods calling each other through self."""
+
+    def __init__(self, ndim):
+        self._ndim = ndim
+        self.weights = np.linspace(1.0, 2.0, ndim)
+        self.shift = 0.25
+        self.name = "weighted sphere"
+        self.dim_changeable = True
+
+    @property
+    def ndim(self):
+        return self._ndim
+
+    def check_solution(self, x):
+        if not self.dim_changeable and len(x) != self._ndim:
+            raise ValueError("wrong length")
+
+    def evaluate(self, x):
+        self.check_solution(x)
+        return np.sum(self.weights * (x - self.shift) ** 2) / self.ndim + self._tail(x)
+
+    def _tail(self, x):
+        return 0.1 * np.sum(np.cos(x))
+
+
+PROBLEM = _Problem(4)
+
+
+def module_object_method(x):
+    return PROBLEM.evaluate(x) * 2.0
+
+
+def module_object_fields(x):
+    return np.sum(PROBLEM.weights * x) + PROBLEM.shift * PROBLEM.ndim
+
+
+class _Model:
+    """A forward model with a flag choosing what it returns (pints' `_simulate`)."""
+
+    def __init__(self):
+        self._p0 = 2.0
+
+    def simulate(self, parameters, times):
+        return self._simulate(parameters, times, False)
+
+    def _simulate(self, parameters, times, sensitivities):
+        r, k = [float(p) for p in parameters]
+        if self._p0 == 0 or k < 0:
+            if sensitivities:
+                return np.zeros(times.shape), np.zeros((len(times), 2))
+            return np.zeros(times.shape)
+        decay = np.exp(-r * times)
+        values = k / (1 + (k / self._p0 - 1) * decay)
+        if sensitivities:
+            return values, times * values
+        else:
+            return values
+
+
+MODEL = _Model()
+TIMES = np.linspace(0.0, 5.0, 6)
+
+
+def flag_given_as_a_literal(p):
+    return np.sum(MODEL.simulate(p, TIMES))
+
+
+CASES += [
+    (module_object_method, lambda rng: (rng.normal(size=4),), 0),
+    (PROBLEM.evaluate, lambda rng: (rng.normal(size=4),), 0),
+    (module_object_fields, lambda rng: (rng.normal(size=4),), 0),
+    (flag_given_as_a_literal, lambda rng: (rng.uniform(0.2, 1.0, size=2) * [1.0, 10.0],), 0),
+]

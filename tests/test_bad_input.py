@@ -176,16 +176,16 @@ def test_second_derivatives_follow_a_rebound_global(load):
 
 def test_stale_checks_cost_little(load):
     """The check runs on every call: it must stay small next to the call itself."""
-    from s2sad.transform.front import resolve
+    from s2sad.transform.front import global_state
     case = CASES[0].__class__("state_cost", REBOUND, call="None")
     module, _, _ = load(case)
-    state = resolve.global_state(module.f)
+    state = global_state.global_state(module.f)
     assert [name for _, name, _ in state] == ["__code__", "helper", "__code__", "SCALE"]
-    assert resolve.same_state(state, resolve.global_state(module.f))
+    assert global_state.same_state(state, global_state.global_state(module.f))
     module.SCALE = float("nan")
-    nan_state = resolve.global_state(module.f)
-    assert not resolve.same_state(state, nan_state)
-    assert resolve.same_state(nan_state, resolve.global_state(module.f))  # nan == nan here
+    nan_state = global_state.global_state(module.f)
+    assert not global_state.same_state(state, nan_state)
+    assert global_state.same_state(nan_state, global_state.global_state(module.f))  # nan == nan
     assert np.isnan(module.SCALE)
 
 
@@ -223,17 +223,17 @@ def test_cli_check_reports_a_differentiated_count(tmp_path, capsys):
 def test_the_per_call_watch_sees_every_rebinding(load):
     """The call path tests identities only (resolve.Watch); each way of changing what f reads
     must fail that test, so that the full comparison runs."""
-    from s2sad.transform.front import resolve
+    from s2sad.transform.front import global_state
     case = CASES[0].__class__("watch", REBOUND, call="None")
     module, _, _ = load(case)
-    watch = resolve.Watch(resolve.global_state(module.f))
+    watch = global_state.Watch(global_state.global_state(module.f))
     assert watch.unchanged()
     module.SCALE = 2.0 + 0.0 * module.SCALE  # an equal number, another object: looked at again
     assert not watch.unchanged()
-    watch = resolve.Watch(resolve.global_state(module.f))
+    watch = global_state.Watch(global_state.global_state(module.f))
     module.helper = module.other_helper
     assert not watch.unchanged()
-    watch = resolve.Watch(resolve.global_state(module.f))
+    watch = global_state.Watch(global_state.global_state(module.f))
     module.f.__code__ = module.other_helper.__code__
     assert not watch.unchanged()
 
@@ -243,11 +243,11 @@ def test_the_per_call_watch_sees_every_rebinding(load):
         factor = 2.0
         return inner
     inner = outer()
-    watch = resolve.Watch(resolve.global_state(inner))
+    watch = global_state.Watch(global_state.global_state(inner))
     assert watch.unchanged()
     inner.__closure__[0].cell_contents = 3.0
     assert not watch.unchanged()
-    watch = resolve.Watch(resolve.global_state(inner))
+    watch = global_state.Watch(global_state.global_state(inner))
     inner.__globals__["abs"] = lambda v: v  # a global now shadows the builtin
     try:
         assert not watch.unchanged()

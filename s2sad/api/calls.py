@@ -27,7 +27,8 @@ from s2sad.errors import (
     call_site,
 )
 from s2sad.runtime.jit import Runner, type_key
-from s2sad.transform.front import constants, container_arguments, fence, parse, resolve
+from s2sad.transform.front import constants, container_arguments, fence, global_state, parse, \
+    resolve
 from s2sad.transform import pipeline
 
 from . import binding, pytrees
@@ -239,12 +240,12 @@ class Transformed:
         """Numbers read from globals are inlined and callees are bound when f is transformed:
         if one was rebound since, transform again instead of running a stale gradient."""
         watched = self.user_function()
-        state = resolve.global_state(watched)
+        state = global_state.global_state(watched)
         memo = _memo_states.get(watched)
-        if memo is not None and not resolve.same_state(state, memo):
-            pipeline.forget(resolve.functions_of(state) + resolve.functions_of(memo))
+        if memo is not None and not global_state.same_state(state, memo):
+            pipeline.forget(global_state.functions_of(state) + global_state.functions_of(memo))
         _memo_states[watched] = state
-        if self._globals is not None and not resolve.same_state(state, self._globals):
+        if self._globals is not None and not global_state.same_state(state, self._globals):
             self._runners.clear()
             self.rebuild()
         self._by_key.clear()
@@ -252,7 +253,7 @@ class Transformed:
         self._inputs = None
         self._taken = None
         self._globals = state
-        self._watch = resolve.Watch(state)
+        self._watch = global_state.Watch(state)
 
 
 # user function -> what it read from globals when the pipeline's memo of it was filled

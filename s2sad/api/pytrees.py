@@ -14,39 +14,16 @@ user's, as its attributes of those kinds); `fields` names a NamedTuple's or a re
 attributes. A str, None or bool in a container is static: a constant of the
 generated code (its value is part of the specialisation key), and the same in the gradient.
 """
-import dataclasses
 import types
 from collections import OrderedDict
 
 import numpy
 
 from s2sad.transform.front.container_arguments import fresh
-from s2sad.transform.front.container_values import identifier
+from s2sad.transform.front.container_values import identifier, is_record, record_fields
 
 def is_container(value):
-    return isinstance(value, (dict, list, tuple)) or \
-        (dataclasses.is_dataclass(value) and not isinstance(value, type)) or is_object(value)
-
-
-def is_object(value):
-    """An instance of a class of the user's (a model, a loss object): a record of its
-    attributes (`_object_fields`), read as `self.k`."""
-    kind = type(value)
-    return hasattr(value, "__dict__") and not isinstance(value, type) and \
-        kind.__module__ not in ("builtins", "numpy", "types", "functools") and \
-        not callable(getattr(value, "__wrapped__", None)) and \
-        not isinstance(value, (types.FunctionType, types.ModuleType, types.MethodType,
-                               numpy.ndarray, numpy.generic))
-
-
-def _object_fields(value):
-    """The attributes of an object passed as a record: those holding numbers, arrays,
-    containers or constants (str, None, bools), in the order they were set; the others (a
-    function, a file, a random generator) are left out, and the generated code cannot read
-    them."""
-    return tuple(name for name, item in vars(value).items()
-                 if is_static(item) or is_container(item) or
-                 isinstance(item, (int, float, numpy.ndarray, numpy.number)))
+    return isinstance(value, (dict, list, tuple)) or is_record(value)
 
 
 def is_shape(value):
@@ -71,8 +48,7 @@ def children(value):
         fields = _fields(value) or ()
         return "tuple", tuple(range(len(value))), tuple(value), fields, \
             typename if fields else "tuple"
-    names = tuple(f.name for f in dataclasses.fields(value)) \
-        if dataclasses.is_dataclass(value) else _object_fields(value)
+    names = record_fields(value)
     return "record", names, tuple(getattr(value, n) for n in names), names, typename
 
 

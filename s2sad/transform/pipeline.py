@@ -1,7 +1,7 @@
 """The stage order, written once: function object -> generated file.
 
     front:     parse -> desugar -> fence + resolve -> inline -> idioms -> constants
-               -> containers -> exits -> normalize
+               -> containers -> static_tests -> exits -> normalize
     analysis:  (scalar_loops) -> activity -> clogs       (kinds, aliases ... asked on demand)
     generate:  reverse (or forward)
     tidy:      order.tidy
@@ -40,6 +40,7 @@ from .front import (
     normalize,
     parse,
     resolve,
+    static_tests,
 )
 from .analysis import activity, clogs, returns
 from .generate import checkpoint, effects, forward, reverse, scalar_loops
@@ -233,6 +234,10 @@ def _prepare(func, kinds=NO_KINDS):
     callees = {name: copies.get(f, f) for name, f in callees.items()}
     own = [a.id for a in resolve.parameters(source.tree.args)]
     leaves, specialised = containers.scalarize(source, structures, constants.containers(func))
+    static_tests.fold(source.tree)
+    problems = exits.mixed_returns(source)
+    if problems:
+        raise UnsupportedError(problems)
     if specialised:  # calls passing containers now call copies specialised on them
         called = {facts.REF.of(n) for n in nodes.walk(source.tree)
                   if isinstance(n, gast.Call) and facts.USER.of(n)}

@@ -35,7 +35,7 @@ from s2sad import templates
 from s2sad.errors import Diagnostic, Location
 from s2sad.runtime import cache
 
-from ..front import resolve
+from ..front import global_state, resolve
 
 ENV_SWITCH = "S2SAD_INDEX"
 FORMAT = 1                           # of the entries; bump when their fields change
@@ -126,7 +126,7 @@ class _Description:
         if isinstance(value, str):
             return ("str", value)
         if resolve.is_constant_array(value) or resolve.is_constant_container(value):
-            return resolve.constant_kind(value)  # an input of generated code: its kind matters
+            return global_state.constant_kind(value)  # an input of generated code: its kind matters
         if isinstance(value, types.ModuleType):
             self.members(value, names, lambda name: vars(value).get(name, _ABSENT))
             return ("module", value.__name__)

@@ -25,7 +25,7 @@ from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts
 from .. import nodes, template
-from . import container_arguments, parse
+from . import container_arguments, container_values, parse
 from .resolve import code_names, is_constant_array, is_constant_container, is_user_function
 
 
@@ -83,8 +83,18 @@ def _collect(func, found, seen, specs):
 
 def _add_container(found, specs, name, reader, value, holder, func):
     """A module tuple, list or dict: one input per leaf (`T_0`, `D_w`), read through it."""
-    def walk(item, base, read):
-        if isinstance(item, dict):
+    def walk(item, base, read, seen):
+        fields, typename = (), None
+        if container_values.is_static_value(item):
+            return "static", item  # a str, None or bool: inlined (part of the key)
+        if id(item) in seen:
+            return "static", None  # (an object holding itself: the loop is not followed)
+        if container_values.is_record(item):
+            keys = fields = container_values.record_fields(item)
+            items, kind = [getattr(item, k) for k in keys], "record"
+            typename = f"{type(item).__module__}.{type(item).__qualname__}"
+            readers = [_attribute_reader(read, k) for k in keys]
+        elif isinstance(item, dict):
             keys, items, kind = list(item), list(item.values()), "dict"
         elif isinstance(item, (list, tuple)):
             keys, items = list(range(len(item))), list(item)
@@ -92,14 +102,21 @@ def _add_container(found, specs, name, reader, value, holder, func):
         else:
             _add(found, base, read, (holder, name, base), func)
             return base
-        parts = tuple(walk(child, f"{base}_{key}", _item_reader(read, key))
-                      for key, child in zip(keys, items))
-        return kind, tuple(keys), parts, (), kind
-    specs[name] = walk(value, name, reader)
+        if kind != "record":
+            readers = [_item_reader(read, key) for key in keys]
+        parts = tuple(walk(child, f"{base}_{container_values.identifier(key)}", reader,
+                           seen | {id(item)})
+                      for key, child, reader in zip(keys, items, readers))
+        return kind, tuple(keys), parts, fields, typename or kind
+    specs[name] = walk(value, name, reader, frozenset())
 
 
 def _item_reader(read, key):
     return lambda: read()[key]
+
+
+def _attribute_reader(read, name):
+    return lambda: getattr(read(), name)
 
 
 def _add(found, name, reader, identity, func):

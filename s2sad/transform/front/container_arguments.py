@@ -29,8 +29,10 @@ from . import unresolved
 
 def expand(args, structures):
     """Replace each container parameter of `args` (a gast.arguments) by its leaves. Returns
-    {parameter: the Container it holds}."""
-    held = {}
+    {parameter: the Container it holds} and [(parameter, the constant it is given)] of the
+    parameters given a str, None or bool (the function binds them first: static_tests.py
+    folds what they decide)."""
+    held, statics = {}, []
     positional = list(args.posonlyargs) + list(args.args)
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     default_of = {p.id: d for p, d in zip(positional, defaults)}
@@ -46,6 +48,8 @@ def expand(args, structures):
                         args.kw_defaults[k:k + 1] = [None] * len(values.leaf_names(spec))
                     break
         if isinstance(spec, tuple) and len(spec) == 2:
+            if not callable(spec[1]):  # a literal passed (`sensitivities=False`): bound first
+                statics.append((name, spec[1]))
             continue  # a function given as an argument: its calls are bound (resolve.py)
         held[name] = values.of_spec(spec)
         held[name].argument = name
@@ -57,7 +61,7 @@ def expand(args, structures):
                 break
             kept.insert(0, default_of[param.id])
         args.defaults = kept
-    return held
+    return held, statics
 
 
 def _leaf_parameter(leaf, path, like):
@@ -183,6 +187,8 @@ def leaves_of(made, base, taken):
     atoms = []
 
     def walk(item, name):
+        if isinstance(item, gast.Constant) and values.is_static_value(item.value):
+            return "static", item.value  # a str, None or bool: a constant of the callee
         if not isinstance(item, values.Container):
             leaf = fresh(name, taken)
             atoms.append(item)
@@ -190,7 +196,7 @@ def leaves_of(made, base, taken):
         labels = item.fields or item.keys
         parts = tuple(walk(child, f"{name}_{values.identifier(label) or '_'}")
                       for label, child in zip(labels, item.items))
-        return item.kind, tuple(item.keys), parts, item.fields, item.kind
+        return item.kind, tuple(item.keys), parts, item.fields, item.typename
 
     return walk(made, base), atoms
 
@@ -214,6 +220,12 @@ def code_names(func):
     return names
 
 
+def is_static_literal(node):
+    """`True`, `False`, `None` or a string written in a call: the callee is specialised on it."""
+    return isinstance(node, gast.Constant) and values.is_static_value(node.value) and \
+        not isinstance(node.value, bytes)
+
+
 def pass_leaves(owner, call, like):
     """`g(params, x)`, `params` a container held now -> `g_0(params_W, params_b, x)`: `g_0`
     is g specialised on its structure (named in `owner.specialised`)."""
@@ -233,6 +245,9 @@ def pass_leaves(owner, call, like):
     taken = code_names(func) | set(names)
     args, structures = [], []
     for name, arg, container in zip(names, call.args, made):
+        if is_static_literal(arg):
+            structures.append((name, ("static", arg.value)))
+            continue
         if container is None:
             args.append(owner.expression(arg, like))
             continue

@@ -1,6 +1,8 @@
 """What containers.py follows: a tuple, list or dict known at transform time (`Container`),
 and how an expression reading one is spelt with its elements (`Reads`)."""
 import builtins
+import dataclasses
+import types
 
 import gast
 import numpy
@@ -17,12 +19,43 @@ TUPLE_RESULTS = {"numpy.linalg.slogdet": 2, "numpy.linalg.eigh": 2, "numpy.linal
                  "numpy.frexp": 2, "numpy.modf": 2, "numpy.divmod": 2, "divmod": 2}
 
 
+def is_record(value):
+    """A dataclass instance, or an object of a class of the user's (a model, a loss object, a
+    benchmark problem): held as a record of its attributes (`record_fields`), read as `obj.k`."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return True
+    kind = type(value)
+    return hasattr(value, "__dict__") and not isinstance(value, type) and \
+        kind.__module__ not in ("builtins", "numpy", "types", "functools") and \
+        not callable(getattr(value, "__wrapped__", None)) and \
+        not isinstance(value, (types.FunctionType, types.ModuleType, types.MethodType,
+                               numpy.ndarray, numpy.generic))
+
+
+def is_static_value(value):
+    """A value that is no number: a str, None or a bool, inlined as a constant."""
+    return value is None or isinstance(value, (str, bytes, bool, numpy.bool_))
+
+
+def record_fields(value):
+    """The fields of a record: a dataclass's fields, or an object's attributes holding
+    numbers, arrays, containers or constants (str, None, bools), in the order they were set;
+    the others (a function, a file, a random generator) are left out, and the generated code
+    cannot read them."""
+    if dataclasses.is_dataclass(value):
+        return tuple(f.name for f in dataclasses.fields(value))
+    return tuple(name for name, item in vars(value).items()
+                 if is_static_value(item) or is_record(item) or
+                 isinstance(item, (dict, list, tuple, int, float, numpy.ndarray, numpy.number)))
+
+
 class Container:
     """A tuple, list or dict known now: its elements in order (each an atom or a Container)."""
 
-    def __init__(self, kind, keys, items, fields=()):
+    def __init__(self, kind, keys, items, fields=(), typename=None):
         self.kind, self.keys, self.items = kind, list(keys), list(items)
         self.fields = tuple(fields)  # a NamedTuple's or a dataclass's attribute names
+        self.typename = typename or kind  # a record's class, module.qualname (its methods)
 
     def attribute(self, name):
         """The element a NamedTuple's or a dataclass's attribute reads, or None."""
@@ -180,7 +213,7 @@ def new(kind, keys, items):
 
 def copy(made):
     out = Container(made.kind, made.keys, [copy(i) if isinstance(i, Container) else i
-                                           for i in made.items], made.fields)
+                                           for i in made.items], made.fields, made.typename)
     out.fresh = getattr(made, "fresh", False)
     out.argument = getattr(made, "argument", None)
     return out
@@ -194,8 +227,8 @@ def of_spec(spec):
     if len(spec) == 2:  # ("static", value): a str, None or bool
         return gast.Constant(spec[1] if not isinstance(spec[1], numpy.bool_) else
                              bool(spec[1]), None)
-    kind, keys, parts, fields, _ = spec
-    return Container(kind, keys, [of_spec(p) for p in parts], fields)
+    kind, keys, parts, fields, typename = spec
+    return Container(kind, keys, [of_spec(p) for p in parts], fields, typename)
 
 
 def leaf_names(spec):
@@ -306,7 +339,7 @@ def merged(owner, node, name, one, other):
             node.orelse.append(gast.copy_location(nodes.assign(joined, nodes.clone(b)),
                                                   node))
             items.append(nodes.name(joined))
-    return Container(one.kind, one.keys, items)
+    return Container(one.kind, one.keys, items, one.fields, one.typename)
 
 
 def drop_unread_binding(statements, start, target):

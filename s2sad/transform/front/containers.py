@@ -38,7 +38,9 @@ def scalarize(source, structures=(), held=()):
     (constants.py). Returns {parameter: its leaves' names} and {emitted name: function} of the
     functions of yours specialised on the containers a call passes them."""
     run = _Scalarize(source)
-    run.held = arguments.expand(source.tree.args, structures)
+    run.held, statics = arguments.expand(source.tree.args, structures)
+    source.tree.body[:0] = [gast.copy_location(nodes.assign(name, gast.Constant(value, None)),
+                                               source.tree) for name, value in statics]
     run.held.update({name: values.of_spec(spec) for name, spec in held})  # module containers
     run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
     run.run()
@@ -474,7 +476,8 @@ class _Scalarize:
     def user_call(self, call, like):
         """A call of a function of yours passing containers, rewritten to pass their leaves;
         None when it passes none."""
-        if not any(nodes.root_name(a) in self.held or values.makes(a) for a in call.args):
+        if not any(nodes.root_name(a) in self.held or values.makes(a) or
+                   arguments.is_static_literal(a) for a in call.args):
             return None
         return arguments.pass_leaves(self, call, like)
 

@@ -31,6 +31,11 @@ Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
     assert x.ndim == 1, "a vector"              if not x.ndim == 1:
                                                     raise AssertionError("a vector")
 
+    def check(x):                               def check(x):
+        if len(x) > 9:                              if len(x) > 9:
+            raise ValueError("long")                    raise ValueError("long")
+                                                    return None
+
 A comprehension's variables are renamed apart (they are local to it in Python). A nested `def`
 or a `lambda` bound to a name is put in place of each call (its locals renamed apart, its free
 names read where it is called, as Python's late binding reads them); it must end in its only
@@ -49,6 +54,19 @@ NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "am
 COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 # A nested def using these stays where it is, for the fence to report.
 KEPT = (gast.Nonlocal, gast.Global, gast.Yield, gast.YieldFrom, gast.Await, gast.ClassDef)
+
+
+def _procedure_returns_none(tree):
+    """A function that returns no value anywhere (a check, called for what it raises or
+    prints) returns None at its end, as Python's does: its calls are statements (`check(x)`)."""
+    returns = [n for n in nodes.walk(tree) if isinstance(n, gast.Return)]
+    if any(r.value is not None for r in returns):
+        return
+    for r in returns:
+        r.value = gast.Constant(None, None)
+    last = tree.body[-1] if tree.body else tree
+    if not (tree.body and isinstance(last, gast.Return)):
+        tree.body.append(gast.copy_location(gast.Return(gast.Constant(None, None)), last))
 
 
 def desugar(source):
@@ -73,6 +91,7 @@ class _Desugar:
             tree.args.args.append(tree.args.vararg)  # the callers' extra arguments into it)
             tree.args.vararg = None
         tree.body = self.block(tree.body)
+        _procedure_returns_none(tree)
         if self.problems:
             raise UnsupportedError(self.problems)
 

@@ -29,7 +29,29 @@ have its own type, which Numba could not index at run time).
 """
 import gast
 
+from s2sad.errors import Diagnostic
+
 from .. import facts, nodes
+
+
+def mixed_returns(source):
+    """Diagnostics for `return`s of a single value in a function that returns a tuple display
+    elsewhere, where that value cannot be a tuple (an array, a number): the function has no
+    one kind of result, and unpacking the array as the tuple would be wrong."""
+    returns = [n for n in nodes.walk(source.tree) if isinstance(n, gast.Return)]
+    if not any(isinstance(r.value, gast.Tuple) for r in returns):
+        return []
+    tuples = {n.targets[0].id for n in nodes.walk(source.tree) if isinstance(n, gast.Assign)
+              and isinstance(n.targets[0], gast.Name) and
+              isinstance(n.value, (gast.Tuple, gast.Call, gast.Name, gast.Subscript))}
+    return [Diagnostic(
+        source.loc(r), "returns a single value here and a tuple elsewhere",
+        why="a differentiated function returns one kind of result; here the branch taken is "
+            "not known when the function is transformed",
+        fix="return the same kind in every branch, or split the function in two")
+        for r in returns if r.value is not None and not isinstance(r.value, gast.Tuple) and
+        not isinstance(r.value, (gast.Call, gast.Subscript)) and
+        not (isinstance(r.value, gast.Name) and r.value.id in tuples)]
 
 
 def single_exit(tree, namer):

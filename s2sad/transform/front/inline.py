@@ -35,7 +35,7 @@ import gast
 from s2sad.errors import S2sadError
 
 from .. import facts, nodes
-from . import desugar, fence, parse, resolve
+from . import container_arguments, desugar, fence, parse, resolve
 
 MAX_STATEMENTS = 12
 MAX_STATEMENTS_ONCE = 60  # for a callee called once by the caller: inlined, it adds no code
@@ -221,7 +221,7 @@ class _Inliner:
             return None
         code, caller = getattr(func, "__code__", None), self.source.func
         if code is None or func is caller or code.co_freevars or \
-                code.co_filename != caller.__code__.co_filename:
+                code.co_filename != caller.__code__.co_filename or _method(func):
             self.plans[func] = None
             return None
         try:
@@ -416,3 +416,10 @@ def _may_write_in_place(body, params):
                 getattr(node, "target", None), gast.Name):
             bound.setdefault(node.target.id, []).append(False)
     return any(name in params or not all(bound.get(name, [False])) for name in augmented)
+
+
+def _method(func):
+    """A function defined in a class: its `self` is an object whose class decides what
+    `self.name` reads (resolve.py needs the class), so it is transformed on its own."""
+    parts = getattr(container_arguments.original(func), "__qualname__", "").split(".")
+    return len(parts) > 1 and parts[-2] != "<locals>"

@@ -32,7 +32,7 @@ from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
 from .. import facts, nodes
-from . import parse, recursion, unresolved
+from . import container_values, parse, recursion, unresolved
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}
@@ -146,6 +146,12 @@ class _Resolver(nodes.Transformer):
                             fix="call the function by its global name")
             return node
         else:
+            held = self._record_prefix(chain)
+            if held:  # `model.energy(x)` of a module-level object: Model.energy(model, x)
+                receiver, value = self._record_read(node.func.value, chain[:-1], held)
+                method = inspect.getattr_static(type(value), chain[-1], None)
+                if isinstance(method, types.FunctionType):
+                    return self._user_call(node, chain, method, [receiver, *node.args])
             found = self._lookup(node.func, chain)
         if found is _MISSING:
             return node
@@ -241,11 +247,52 @@ class _Resolver(nodes.Transformer):
         found = inspect.getattr_static(cls, name, None) if cls is not None else None
         return found if isinstance(found, types.FunctionType) else None
 
+    def _own_property(self, receiver, name):
+        """The getter `receiver.name` runs when it reads a property of a class of the user's
+        (`self.ndim` -> `Problem.ndim.fget(self)`), else None."""
+        cls = self.classes.get(receiver.id) if isinstance(receiver, gast.Name) else None
+        return _getter(cls, name) if cls is not None else None
+
+    def _record_prefix(self, chain):
+        """How many names of `chain` lead to a module-level object held as a record (`model`
+        in `model.W`, `pkg.model` in `pkg.model.W`), or 0."""
+        value = self.namespace.get(chain[0], _MISSING)
+        if chain[0] in self.locals:
+            return 0
+        for depth in range(1, len(chain)):
+            if is_record_constant(value):
+                return depth
+            if not isinstance(value, types.ModuleType):
+                return 0
+            value = getattr(value, chain[depth], _MISSING)
+        return 0
+
+    def _record_read(self, like, chain, held):
+        """`chain` (whose first `held` names lead to a module record) as a read of the record's
+        fields, a property's getter called where the chain reads one; and the value it reads
+        now."""
+        value = self.namespace[chain[0]]
+        for name in chain[1:held]:
+            value = getattr(value, name)
+        node = gast.copy_location(nodes.name("_".join(chain[:held])), like)
+        for name in chain[held:]:
+            getter = _getter(type(value), name)
+            if getter is not None:
+                node = self._user_call(like, ["_".join(chain[:held]), name], getter, [node])
+            else:
+                node = gast.copy_location(gast.Attribute(node, name, gast.Load()), like)
+                facts.FIELD.put(node, True)  # a field of the record (containers.py reads it)
+            value = getattr(value, name, None)
+        return node, value
+
+
     def _user_call(self, node, chain, function, args):
         """`node` as a call of the user's function `function` with `args`."""
         emitted = "_".join(chain)
-        call = gast.copy_location(gast.Call(nodes.dotted(emitted, node.func), args,
-                                            node.keywords), node)
+        called, keywords = (node.func, node.keywords) if isinstance(node, gast.Call) else \
+            (node, [])  # (a property read: its getter called)
+        call = gast.copy_location(gast.Call(nodes.dotted(emitted, called), args, keywords),
+                                  node)
         facts.REF.put(call, function)
         facts.USER.put(call, True)
         self.callees.setdefault(emitted, function)
@@ -261,8 +308,13 @@ class _Resolver(nodes.Transformer):
             return node  # `obj.a = v`: the fence reports it; `numpy.inf` made by desugar.py
         chain = nodes.dotted_parts(node)
         if chain is not None and chain[0] not in self.locals and not self._on_array(chain):
-            return self._constant(node, chain)
+            held = self._record_prefix(chain)
+            return self._record_read(node, chain, held)[0] if held else \
+                self._constant(node, chain)
         receiver = self.visit(node.value)
+        getter = self._own_property(receiver, node.attr)
+        if getter is not None:
+            return self._user_call(node, [receiver.id, node.attr], getter, [receiver])
         if node.attr in SHAPE_ATTRIBUTES:
             node.value = receiver
             return node
@@ -341,97 +393,12 @@ class _Resolver(nodes.Transformer):
 _MISSING = object()
 
 
-# ---- what a transformation read from globals: rebinding one makes the gradient stale ----------
-
-def global_state(func):
-    """What `func` and the user functions it reaches read from globals and closures, as a list
-    of (function, name, value) to compare with `same_state`: s2sad inlines numbers and binds
-    callees when it transforms, so a change there means transforming again."""
-    state, seen = [], set()
-    _collect_state(func, state, seen)
-    return state
-
-
-def same_state(a, b):
-    """Numbers compare by value, module constants (arrays) by kind: generated code takes
-    them as inputs; everything else by identity."""
-    return len(a) == len(b) and all(
-        fa is fb and na == nb and (va is vb or _same_number(va, vb) or _same_kind(va, vb))
-        for (fa, na, va), (fb, nb, vb) in zip(a, b))
-
-
-def _same_number(a, b):
-    return _is_plain_number(a) and _is_plain_number(b) and type(a) is type(b) and \
-        repr(a) == repr(b)
-
-
-def _same_kind(a, b):
-    if is_constant_container(a) and is_constant_container(b):
-        return constant_kind(a) == constant_kind(b)
-    return is_constant_array(a) and is_constant_array(b) and \
-        a.ndim == b.ndim and a.dtype == b.dtype
-
-
-def constant_kind(value):
-    """What generated code depends on in a module constant: an array's dtype and rank, a
-    container's structure and its leaves' kinds, a number's type."""
-    if is_constant_array(value):
-        return ("array", value.dtype.str, value.ndim)
-    if isinstance(value, dict):
-        return ("dict", tuple((k, constant_kind(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(constant_kind(v) for v in value))
-    return ("number", type(value).__name__)
-
-
-def functions_of(state):
-    """The functions a state covers."""
-    return list({id(f): f for f, _, _ in state}.values())
-
-
-def _collect_state(func, state, seen):
-    if id(func) in seen or not isinstance(func, types.FunctionType):
-        return
-    seen.add(id(func))
-    code = func.__code__
-    state.append((func, "__code__", code))
-    names = code_names(code)
-    cells = dict(zip(code.co_freevars, func.__closure__ or ()))
-    modules = []
-    for name in names:
-        if name in cells:
-            try:
-                value = cells[name].cell_contents
-            except ValueError:  # not assigned yet
-                continue
-        elif name in func.__globals__:
-            value = func.__globals__[name]
-        else:
-            continue  # a builtin, a local or an attribute name
-        state.append((func, name, value))
-        if isinstance(value, types.ModuleType):
-            modules.append((name, value))
-        elif is_user_function(value):
-            _collect_state(value, state, seen)
-    for module_name, module in modules:  # `config.SCALE`, `helpers.f`
-        for name in names:
-            value = module.__dict__.get(name, _MISSING)
-            if _is_plain_number(value) or is_user_function(value) or \
-                    is_constant_array(value) or is_constant_container(value):
-                state.append((func, f"{module_name}.{name}", value))
-                _collect_state(value, state, seen)
-
-
 def code_names(code):
     names = list(code.co_names) + list(code.co_freevars)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names += [n for n in code_names(const) if n not in names]
     return names
-
-
-def _is_plain_number(value):
-    return isinstance(value, (numbers.Number, numpy.generic)) or value is None
 
 
 def _namespace(func):
@@ -451,9 +418,24 @@ def is_constant_array(value):
     return isinstance(value, numpy.ndarray) and value.dtype.kind in "biuf"
 
 
+def is_record_constant(value):
+    """A module-level object of a class of the user's, or a dataclass instance: generated code
+    takes its fields as inputs, and its methods are called with it (constants.py)."""
+    return container_values.is_record(value)
+
+
+def _getter(cls, name):
+    """The getter of the property `name` of `cls`, if it is a Python function, else None."""
+    found = inspect.getattr_static(cls, name, None)
+    getter = getattr(found, "fget", None) if isinstance(found, property) else None
+    return getter if isinstance(getter, types.FunctionType) else None
+
+
 def is_constant_container(value):
     """A module-level tuple, list or dict (str keys) of numeric arrays and numbers, nested:
     generated code takes its leaves as inputs (constants.py)."""
+    if is_record_constant(value):
+        return True
     if isinstance(value, dict):
         items = list(value.values())
         if not all(isinstance(k, str) and k.isidentifier() for k in value):
@@ -517,52 +499,3 @@ def functions_given(structures):
 def is_user_function(obj):
     """A Python function of the user's (a `def`, or a lambda: parse.named names it)."""
     return isinstance(obj, types.FunctionType)
-
-
-class Watch:
-    """A quick test, run on every call, that nothing a `global_state` covers was rebound:
-    identity checks only, no traversal. It also notices a global defined since under a name the
-    code read as a builtin. A failed test means "compare the states properly" (`same_state`
-    accepts an equal number), not necessarily "transform again"."""
-
-    def __init__(self, state):
-        self._checks = []   # (namespace or cell, key, value); key None: a cell's contents
-        modules = {(id(f), n): v for f, n, v in state if isinstance(v, types.ModuleType)}
-        for func, name, value in state:
-            if name == "__code__":
-                self._checks.append((func, "__code__", value))
-                cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
-                for missing in code_names(func.__code__):
-                    if missing in cells:
-                        if _contents(cells[missing]) is _MISSING:  # not assigned yet
-                            self._checks.append((cells[missing], None, _MISSING))
-                    elif missing not in func.__globals__:
-                        self._checks.append((func.__globals__, missing, _MISSING))
-                continue
-            module_name, dot, attribute = name.partition(".")
-            if dot:
-                module = modules[(id(func), module_name)]
-                self._checks.append((module.__dict__, attribute, value))
-                continue
-            cell = dict(zip(func.__code__.co_freevars, func.__closure__ or ())).get(name)
-            self._checks.append((cell, None, value) if cell is not None else
-                                (func.__globals__, name, value))
-
-    def unchanged(self):
-        for holder, key, value in self._checks:
-            if key is None:
-                current = _contents(holder)
-            elif key == "__code__":
-                current = holder.__code__
-            else:
-                current = holder.get(key, _MISSING)
-            if current is not value:
-                return False
-        return True
-
-
-def _contents(cell):
-    try:
-        return cell.cell_contents
-    except ValueError:  # not assigned yet
-        return _MISSING
