@@ -211,13 +211,15 @@ def _guarded(key, build):
         _in_progress.discard(key)
 
 
-def _prepare(func, kinds=NO_KINDS):
+def _prepare(func, kinds=NO_KINDS, procedure=False):
     """Parse, then collect every fence and name problem before giving up. Returns the source,
     the callees, the external functions, and {parameter: the function's own parameter it is}
     (a container parameter is one parameter per leaf; `positions` index those)."""
     source = parse.parse_function(func)
     desugar.desugar(source)
     problems = fence.find_problems(source)
+    if not procedure:  # (a check returning nothing is called for its effects: primal only)
+        problems += fence.returns_nothing(source)
     structures = kinds[3] if len(kinds) > 3 else ()
     resolution = resolve.resolve(source, resolve.classes_of(structures),
                                  resolve.functions_given(structures))
@@ -398,7 +400,8 @@ def _tangent(func, positions, kinds):
 
 
 def _primal(func):
-    source, callees, externals, _ = _prepare(func, _with_structures(func, NO_KINDS))
+    source, callees, externals, _ = _prepare(func, _with_structures(func, NO_KINDS),
+                                             procedure=True)
     normalize.strip_hooks(source.tree)  # they run in backward sweeps only
     checkpoint.strip(source.tree)  # `for i in range(n):`: a checkpoint is a gradient matter
     if _loops_over_displays(source.tree):

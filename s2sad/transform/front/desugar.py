@@ -61,12 +61,13 @@ def _procedure_returns_none(tree):
     prints) returns None at its end, as Python's does: its calls are statements (`check(x)`)."""
     returns = [n for n in nodes.walk(tree) if isinstance(n, gast.Return)]
     if any(r.value is not None for r in returns):
-        return
+        return False
     for r in returns:
         r.value = gast.Constant(None, None)
     last = tree.body[-1] if tree.body else tree
     if not (tree.body and isinstance(last, gast.Return)):
         tree.body.append(gast.copy_location(gast.Return(gast.Constant(None, None)), last))
+    return True
 
 
 def desugar(source):
@@ -91,7 +92,7 @@ class _Desugar:
             tree.args.args.append(tree.args.vararg)  # the callers' extra arguments into it)
             tree.args.vararg = None
         tree.body = self.block(tree.body)
-        _procedure_returns_none(tree)
+        self.source.procedure = _procedure_returns_none(tree)
         if self.problems:
             raise UnsupportedError(self.problems)
 

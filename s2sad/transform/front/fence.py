@@ -57,6 +57,17 @@ def find_problems(source):
     return _Fence(source).run()
 
 
+def returns_nothing(source):
+    """A diagnostic if the function returns no value anywhere (desugar.py ends such a function
+    with `return None`): there is nothing to differentiate."""
+    if not source.procedure:
+        return []
+    tree = source.tree
+    return [Diagnostic(source.loc(tree), f"function '{tree.name}' can end without a `return` "
+                       "of its result", why="s2sad differentiates the value a function returns, "
+                       "on every path", fix="end the function with `return <value>`")]
+
+
 class _Fence:
     def __init__(self, source):
         self.source = source

@@ -33,6 +33,7 @@ class SourceFunction:
     text: str            # the dedented snippet
     tree: gast.FunctionDef
     foreign: dict = dataclasses.field(default_factory=dict)  # k -> inlined SourceFunction
+    procedure: bool = False  # returns no value anywhere (desugar.py ends it with `return None`)
 
     @property
     def name(self):
