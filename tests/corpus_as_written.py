@@ -98,11 +98,22 @@ def raising(x, limit):
     return s
 
 
+def formatted_messages(x, n=4):
+    if len(x) != n:
+        raise ValueError(f"The solution should have {n} variables, not {len(x)}!")
+    s = np.sum(x ** 2)
+    print(f"s = {s:.3f}")
+    assert s < 1e6, f"too large: {s}"
+    return s
+
+
 CASES += [
     (printing, lambda rng: (rng.normal(size=3),), 0),
     (asserting, lambda rng: (rng.normal(size=3),), 0),
     (raising, lambda rng: (rng.normal(size=4), 10), 0),
+    (formatted_messages, lambda rng: (rng.normal(size=4),), 0),
 ]
+NOT_NUMBA |= {"formatted_messages"}     # Numba formats floats as "<object type:float64>"
 
 
 # ---- lambdas: given to grad, or called ---------------------------------------------------------

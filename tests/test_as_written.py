@@ -77,7 +77,11 @@ def test_assert_and_raise_raise_what_the_function_raises(jit):
             (corpus_as_written.asserting, (np.ones((2, 2)),), AssertionError, "need a vector"),
             (corpus_as_written.raising, (np.ones(4), 2), ValueError, "too long"),
             (corpus_as_written.raising, (np.array([1.0, -20.0]), 5), ValueError,
-             "out of range")]:
+             "out of range"),
+            (corpus_as_written.formatted_messages, (np.ones(3),), ValueError,
+             "should have 4 variables, not 3!"),
+            (corpus_as_written.formatted_messages, (np.full(4, 1e3),), AssertionError,
+             "too large: 4000000.0")]:
         with pytest.raises(error, match=message):
             f(*args)
         with pytest.raises(error, match=message):

@@ -432,12 +432,15 @@ def _loops_over_displays(tree):
 
 def _python_only(source, bindings):
     """The library functions this code (or a callee) calls whose rules are declared
-    `numba=False`: the whole gradient then runs as Python."""
+    `numba=False`, and f-strings (which Numba formats differently): the whole gradient then
+    runs as Python."""
     found = []
     for node in nodes.walk(source.tree):
         rule = templates.rule_for(facts.REF.of(node))
         if rule is not None and not rule.numba:
             found.append(".".join(nodes.dotted_parts(node.func) or ["?"]))
+        if isinstance(node, gast.JoinedStr):  # Numba formats floats as "<object type:...>"
+            found.append("f-strings")
     for _, generated in bindings:
         found += generated.python_only
     return tuple(sorted(set(found)))

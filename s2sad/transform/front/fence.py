@@ -19,7 +19,7 @@ ALLOWED_STATEMENTS = (gast.Assign, gast.AugAssign, gast.Return, gast.Expr, gast.
                       gast.For, gast.While, gast.Break, gast.Continue, gast.Raise)
 ALLOWED_EXPRESSIONS = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Call,
                        gast.Attribute, gast.Tuple, gast.keyword, gast.Subscript, gast.IfExp,
-                       gast.Compare, gast.BoolOp)
+                       gast.Compare, gast.BoolOp, gast.JoinedStr, gast.FormattedValue)
 ALLOWED_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.Mod,
                   gast.FloorDiv)
 ALLOWED_UNARYOPS = (gast.USub, gast.UAdd, gast.Not)
@@ -40,7 +40,7 @@ DESCRIPTIONS = {
     gast.Global: "`global` declarations",
     gast.Nonlocal: "`nonlocal` declarations", gast.Delete: "`del`",
     gast.Import: "imports inside the function", gast.ImportFrom: "imports inside the function",
-    gast.Starred: "star-arguments (`*args`)", gast.JoinedStr: "f-strings",
+    gast.Starred: "star-arguments (`*args`)",
     gast.Dict: "dict displays", gast.Set: "set displays",
     gast.List: "list displays (other than in `for x in [a, b]`)",
     gast.NamedExpr: "assignment expressions (`:=`)", gast.AnnAssign: "annotated assignments",

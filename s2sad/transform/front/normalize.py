@@ -380,6 +380,11 @@ class _Normalizer:
             return gast.Attribute(self.atom(node.value), node.attr, gast.Load())
         if isinstance(node, gast.Subscript):
             return gast.Subscript(self.atom(node.value), self.index(node.slice), gast.Load())
+        if isinstance(node, gast.JoinedStr):  # f"n = {n}": a message; its values are atoms
+            return gast.JoinedStr([gast.FormattedValue(self.atom(v.value), v.conversion,
+                                                       v.format_spec)
+                                   if isinstance(v, gast.FormattedValue) else v
+                                   for v in node.values])
         return self.atom(node)
 
 
