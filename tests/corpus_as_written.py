@@ -290,3 +290,36 @@ CASES += [
     (module_object_fields, lambda rng: (rng.normal(size=4),), 0),
     (flag_given_as_a_literal, lambda rng: (rng.uniform(0.2, 1.0, size=2) * [1.0, 10.0],), 0),
 ]
+
+
+# ---- lists that start with elements and grow in loops of run-time length -----------------------
+
+def euler_steps(p, n):
+    xs = [p[0]]
+    for _ in range(n):
+        xs.append(xs[-1] + 0.1 * np.sin(p[1] * xs[-1]))
+    return np.sum(np.array(xs) ** 2)
+
+
+def two_appends_per_trip(x):
+    out = [x[0] * 0.5]
+    for k in range(len(x) - 1):
+        a = np.tanh(x[k])
+        out.append(a * x[k + 1])
+        out.append(a + len(out))
+    return np.sum(np.stack(out))
+
+
+def hidden_states(x, W):
+    hs = [x]
+    for i in range(W.shape[0]):
+        h = np.tanh(W[i] * hs[-1] + hs[0])
+        hs.append(h)
+    return np.sum(np.stack(hs)[1:] ** 2)
+
+
+CASES += [
+    (euler_steps, lambda rng: (rng.normal(size=2), 6), 0),
+    (two_appends_per_trip, lambda rng: (rng.normal(size=4),), 0),
+    (hidden_states, lambda rng: (rng.normal(size=3), rng.normal(size=(4, 3))), (0, 1)),
+]

@@ -13,11 +13,22 @@ first element), written at each:
                                               out = ys
 
 This is how `np.array([f(v) for v in x])` over an array works (desugar.py makes the loop).
-The list must be empty when the loop starts, grown by one `append` at the top of the loop's
-body (not under an `if`, so that each trip adds one row), and not read inside the loop; the
-loop is a `for` without `break`, `continue` or `else`, and runs at least once. After it, the
-list is an array: `numpy.stack`, `numpy.array` and `numpy.asarray` of it are it, `sum` of it is
-`numpy.sum(..., axis=0)`, and subscripts, `len` and loops read it as an array.
+The list may hold elements when the loop starts (they are its first rows: `xs = [x0]`), and
+grow by any number of `append`s at the top of the loop's body (not under an `if`, so that each
+trip adds the same number of rows); in the loop it may be read as `xs[i]`, `xs[-k]` (the rows
+written so far) and `len(xs)`. The loop is a `for` without `break`, `continue` or `else`, and
+runs at least once. After it, the list is an array: `numpy.stack`, `numpy.array` and
+`numpy.asarray` of it are it, `sum` of it is `numpy.sum(..., axis=0)`, and subscripts, `len`
+and loops read it as an array.
+
+    xs = [x0]                                 _trips0 = rt.some_trips(len(t))
+    for v in t:                               _row0 = 1
+        xs.append(xs[-1] * v)       -->       xs = rt.rows(1 + 1 * _trips0, x0)
+                                              xs[0] = x0
+                                              for v in t:
+                                                  _item0 = xs[_row0 - 1] * v
+                                                  xs[_row0] = _item0
+                                                  _row0 = _row0 + 1
 """
 import builtins
 
@@ -27,18 +38,24 @@ import numpy
 from s2sad.runtime import rt
 
 from .. import facts, nodes
+from .container_values import Container
 
-WHY = ("s2sad makes it an array with a row per trip: it must know the number of rows when the "
-       "loop starts, and each row when its trip ends")
+WHY = ("s2sad makes it an array with a row per element: it must know the number of rows when "
+       "the loop starts, and each row when it is appended")
 
 
 class Frame:
-    """An opaque loop being rewritten: the statements to put before it."""
+    """An opaque loop being rewritten: the statements to put before it, the lists it may grow
+    (those held when it starts, their elements so far all plain values) and those it grows
+    (name -> the name of the row the next append writes)."""
 
     def __init__(self, loop, held):
         self.loop = loop
-        self.empty = {name for name, made in held.items()
-                      if made.kind == "list" and not made.items}
+        self.initial = {name: list(made.items) for name, made in held.items()
+                        if made.kind == "list" and
+                        not any(isinstance(i, Container) for i in made.items)}
+        self.growing = {}   # name -> its row counter
+        self.trips = {}     # name -> the name holding the loop's trip count
         self.before = []
 
 
@@ -50,24 +67,70 @@ def grow(owner, frame, node, name):
     if problem is not None:
         owner.report(node, f"the list '{name}' grows in a loop whose trip count is known only "
                      f"when the function runs, {problem}", why=WHY,
-                     fix="append once per trip at the top of a `for` loop, or preallocate an "
+                     fix="append at the top of a `for` loop's body, or preallocate an "
                          "array (ys = numpy.zeros((n, ...)); ys[i] = ...)")
         return None
-    trips, row, item = owner.fresh("_trips"), owner.fresh("_row"), owner.fresh("_item")
+    out = []
+    first = not any(_appends_to(s, name) for s in loop.body[:loop.body.index(node)])
+    if name not in frame.growing:
+        _start(owner, frame, name)
+    row, start = frame.growing[name], len(frame.initial[name])
+    item = owner.fresh("_item")
+    value = owner.expression(call.args[0], node, whole=True)
+    out.append(nodes.assign(item, value))
+    if first and not start:  # (the first element gives the rows their shape)
+        out.append(gast.If(gast.Compare(nodes.name(row), [gast.Eq()], [gast.Constant(0, None)]),
+                           [_like(nodes.assign(name, _rt("rows", _size(frame, name),
+                                                         nodes.name(item))), node)], []))
+    out.append(gast.Assign([gast.Subscript(nodes.name(name), nodes.name(row), gast.Store())],
+                           nodes.name(item), None))
+    out.append(nodes.assign(row, gast.BinOp(nodes.name(row), gast.Add(),
+                                            gast.Constant(1, None))))
+    return [_like(s, node) for s in out]
+
+
+def begin(owner, frame):
+    """At the start of an opaque loop: each list appended to at the top of its body becomes an
+    array now, so that reads in the body before the appends (`xs[-1]`) read the array."""
+    for name in frame.initial:
+        first = next((s for s in frame.loop.body if _appends_to(s, name)), None)
+        if first is not None and _problem(frame.loop, first, name, frame) is None:
+            _start(owner, frame, name)
+
+
+def _start(owner, frame, name):
+    """Before the loop: its trip count, the row counter, and the array when the list holds
+    elements already (those are its first rows)."""
+    loop, initial = frame.loop, frame.initial[name]
+    trips, row = owner.fresh("_trips"), owner.fresh("_row")
     count = gast.Call(nodes.name("len"), [nodes.clone(loop.iter)], [])
     facts.REF.put(count, builtins.len)
-    frame.before += [_like(nodes.assign(trips, _rt("some_trips", count)), loop),
-                     _like(nodes.assign(row, gast.Constant(0, None)), loop)]
-    first = gast.If(gast.Compare(nodes.name(row), [gast.Eq()], [gast.Constant(0, None)]),
-                    [_like(nodes.assign(name, _rt("rows", nodes.name(trips), nodes.name(item))),
-                           node)], [])  # (the first element gives the rows their shape)
-    write = gast.Assign([gast.Subscript(nodes.name(name), nodes.name(row), gast.Store())],
-                        nodes.name(item), None)
-    step = nodes.assign(row, gast.BinOp(nodes.name(row), gast.Add(), gast.Constant(1, None)))
+    frame.growing[name], frame.trips[name] = row, trips
+    before = [nodes.assign(trips, _rt("some_trips", count)),
+              nodes.assign(row, gast.Constant(len(initial), None))]
+    if initial:
+        before.append(nodes.assign(name, _rt("rows", _size(frame, name), nodes.clone(initial[0]))))
+        before += [gast.Assign([gast.Subscript(nodes.name(name), gast.Constant(k, None),
+                                               gast.Store())], nodes.clone(item), None)
+                   for k, item in enumerate(initial)]
+    frame.before += [_like(s, loop) for s in before]
     owner.forget(name)
     owner.buffers.add(name)
-    value = owner.expression(call.args[0], node, whole=True)
-    return [_like(s, node) for s in (nodes.assign(item, value), first, write, step)]
+
+
+def _size(frame, name):
+    """The rows the list has when the loop ends: its elements so far, and each trip's appends."""
+    appends = sum(1 for s in frame.loop.body if _appends_to(s, name))
+    total = gast.BinOp(gast.Constant(appends, None), gast.Mult(), nodes.name(frame.trips[name]))
+    start = len(frame.initial[name])
+    return gast.BinOp(gast.Constant(start, None), gast.Add(), total) if start else total
+
+
+def _appends_to(statement, name):
+    call = getattr(statement, "value", None) if isinstance(statement, gast.Expr) else None
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr == "append" and isinstance(call.func.value, gast.Name) and \
+        call.func.value.id == name
 
 
 def _problem(loop, node, name, frame):
@@ -78,13 +141,46 @@ def _problem(loop, node, name, frame):
         return "a loop with `break`, `continue` or `else`"
     if node not in loop.body:
         return "under an `if` or in an inner loop"
-    if name not in frame.empty:
-        return "not empty when the loop starts, or appended twice in a trip"
+    if name not in frame.initial:
+        return "not a list when the loop starts, or holding lists or dicts"
+    allowed = set()  # the reads the array answers as the list would: x[i], x[-k], len(x)
+    for n in (n for s in loop.body for n in nodes.walk(s)):
+        if _appends_to(n, name) or isinstance(n, gast.Subscript) or \
+                isinstance(n, gast.Call) and nodes.dotted_parts(n.func) == ["len"]:
+            target = n.value.func.value if isinstance(n, gast.Expr) else \
+                n.value if isinstance(n, gast.Subscript) else (n.args or [None])[0]
+            allowed.add(id(target))
     reads = [n for s in loop.body for n in nodes.walk(s)
-             if isinstance(n, gast.Name) and n.id == name]
-    if len(reads) > 1:
-        return "and read in the loop"
-    frame.empty.discard(name)  # a second append in the trip is reported
+             if isinstance(n, gast.Name) and n.id == name and id(n) not in allowed]
+    if reads:
+        return "and used in the loop other than as x[i], x[-k] or len(x), or assigned"
+    if any(isinstance(n, gast.Subscript) and isinstance(n.slice, gast.Slice) and
+           isinstance(n.value, gast.Name) and n.value.id == name
+           for s in loop.body for n in nodes.walk(s)):
+        return "and sliced in the loop"
+    return None
+
+
+def read_in_loop(frames, node):
+    """`x[-k]` or `len(x)` of a list growing in a loop being rewritten, as its array reads it
+    so far (`x[_row0 - k]`, `_row0`); None for anything else."""
+    if isinstance(node, gast.Subscript):
+        name = node.value.id if isinstance(node.value, gast.Name) else None
+    elif isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["len"] and \
+            len(node.args) == 1 and isinstance(node.args[0], gast.Name):
+        name = node.args[0].id
+    else:
+        return None
+    row = next((f.growing[name] for f in reversed(frames) if name in f.growing), None)
+    if row is None:
+        return None
+    if isinstance(node, gast.Call):
+        return nodes.name(row)
+    index = node.slice
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) and \
+            isinstance(index.operand, gast.Constant):
+        back = gast.BinOp(nodes.name(row), gast.Sub(), gast.Constant(index.operand.value, None))
+        return gast.Subscript(nodes.name(name), back, gast.Load())
     return None
 
 

@@ -73,6 +73,9 @@ class Reads(nodes.Transformer):
 
     def visit_Subscript(self, node):
         owner = self.owner
+        grown = owner.growing_read(node)
+        if grown is not None:
+            return gast.copy_location(grown, node)
         if owner.container(node.value, self.like) is not None:
             found = owner.element(node, self.like)
             if isinstance(found, Container):
@@ -107,6 +110,9 @@ class Reads(nodes.Transformer):
 
     def visit_Call(self, node):
         owner = self.owner
+        grown = owner.growing_read(node)
+        if grown is not None:
+            return gast.copy_location(grown, node)
         if any(isinstance(a, gast.Starred) for a in node.args):
             node.args = self.spread(node.args)
             if facts.USER.of(node):

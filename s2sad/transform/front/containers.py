@@ -250,6 +250,9 @@ class _Scalarize:
         call = node.value
         name = call.func.value.id
         made = self.held.get(name)
+        if self.frames and name in self.frames[-1].growing and len(call.args) == 1:
+            self.out += buffers.grow(self, self.frames[-1], node, name) or []
+            return  # (a second append in the trip)
         if made is None or made.kind != "list" or len(call.args) != 1 or call.keywords:
             self.report(node, f"`{name}.append(...)` on a value s2sad does not hold as a list",
                         why="s2sad follows lists built in the function from a display `[...]`",
@@ -343,6 +346,7 @@ class _Scalarize:
             self.known.pop(name, None)
         before = {name: values.copy(made) for name, made in self.held.items()}
         self.frames.append(buffers.Frame(node, self.held))
+        buffers.begin(self, self.frames[-1])
         node.body = self.block(node.body)
         node.orelse = self.block(node.orelse)
         frame = self.frames.pop()
@@ -468,6 +472,11 @@ class _Scalarize:
                                                   gast.Store())], value, None), like)
                 return values.Container("tuple", range(count), [nodes.name(n) for n in names])
         return None
+
+    def growing_read(self, node):
+        """`xs[-1]` or `len(xs)` of a list growing in the loop being rewritten, as its array
+        reads it so far; else None."""
+        return buffers.read_in_loop(self.frames, node) if self.frames else None
 
     def grown_array(self, dotted, call):
         """`numpy.stack(ys)` or `sum(ys)` of a list grown in a loop, which is an array now."""
