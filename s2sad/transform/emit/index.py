@@ -47,6 +47,14 @@ _BUILT_IN_RULES = templates.generation()  # what registering the built-in rules 
 _ABSENT = object()
 
 
+def _holds_record(value):
+    if resolve.is_record_constant(value):
+        return True
+    items = value.values() if isinstance(value, dict) else \
+        value if isinstance(value, (list, tuple)) else ()
+    return any(_holds_record(v) for v in items)
+
+
 class _Unkeyable(Exception):
     """Something the generated text may depend on that this module cannot describe."""
 
@@ -126,7 +134,9 @@ class _Description:
         if isinstance(value, str):
             return ("str", value)
         if resolve.is_constant_array(value) or resolve.is_constant_container(value):
-            return global_state.constant_kind(value)  # an input of generated code: its kind matters
+            if _holds_record(value):  # (an object: its methods' code is not described)
+                raise _Unkeyable(type(value).__name__)
+            return global_state.constant_kind(value)  # an input of generated code: its kind
         if isinstance(value, types.ModuleType):
             self.members(value, names, lambda name: vars(value).get(name, _ABSENT))
             return ("module", value.__name__)
