@@ -242,6 +242,36 @@ def test_a_function_given_as_a_default_or_an_argument_is_called(jit):
                        py_fn=None if jit else g)
 
 
+def _dense(x, W, act):
+    return act(W @ x)
+
+
+def _net(x, W, act=np.tanh):
+    h = _dense(x, W, act)                   # a parameter given a function, passed on
+    return np.sum(_dense(h, W.T @ W, _half_square) ** 2)     # a function of yours passed
+
+
+def _net_with_the_default(x, W):
+    return _net(x, W) + _net(x, W, np.sin)  # the default passed on, and another function
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_function_is_passed_on_to_a_function_of_yours(jit):
+    rng = np.random.default_rng(4)
+    x, W = rng.normal(size=3), rng.normal(size=(3, 3))
+    for f, args in ((_net, (x, W)), (_net, (x, W, np.cos)), (_net_with_the_default, (x, W))):
+        g = s2sad.grad(f, wrt=(0, 1), jit=jit)
+        check_gradient(f, args, (0, 1), jit_fn=g if jit else None, py_fn=None if jit else g)
+
+
+def test_a_function_given_to_a_library_function_is_a_located_error():
+    def mapped(x):
+        return np.sum(np.apply_along_axis(_half_square, 0, x))
+    with pytest.raises(s2sad.UnsupportedError, match="'_half_square' is passed to a function "
+                                                     "that is not yours"):
+        s2sad.grad(mapped, jit=False)(np.ones(3))
+
+
 # ---- s2sad show for a function of a dict ---------------------------------------------------------
 
 def _dict_loss(params, x):

@@ -146,7 +146,7 @@ class Transformed:
     def flat(self, values):
         """`values` (the function's own arguments) as the generated function takes them."""
         names = list(self.signature.parameters)
-        if not any(pytrees.is_container(v) or pytrees.is_function_value(v) for v in values):
+        if not any(pytrees.is_container(v) or resolve.is_function_value(v) for v in values):
             return Arguments(values, pytrees.plain_layout(names, values, self.positions))
         if self._taken is None:
             self._taken = container_arguments.code_names(self.user_function())
@@ -387,13 +387,13 @@ def flatten_arguments(names, values, positions, taken):
     taken.update(names)
     for i, (name, value) in enumerate(zip(names, values)):
         start = len(flat)
-        if not (pytrees.is_container(value) or pytrees.is_function_value(value)) or \
+        if not (pytrees.is_container(value) or resolve.is_function_value(value)) or \
                 (i not in positions and pytrees.is_shape(value)):
             flat.append(value)
             flat_names.append(name)
             spans.append((start, start + 1))
             continue
-        if pytrees.is_function_value(value):  # called as that function (resolve.py)
+        if resolve.is_function_value(value):  # called as that function (resolve.py)
             structures.append((name, (pytrees.STATIC, value)))
             spans.append((start, start))
             continue

@@ -14,7 +14,6 @@ user's, as its attributes of those kinds); `fields` names a NamedTuple's or a re
 attributes. A str, None or bool in a container is static: a constant of the
 generated code (its value is part of the specialisation key), and the same in the gradient.
 """
-import types
 from collections import OrderedDict
 
 import numpy
@@ -166,13 +165,6 @@ STATIC = "static"
 def is_static(value):
     """A leaf that is no number: a str, None or a bool, inlined as a constant."""
     return value is None or isinstance(value, (str, bytes, bool, numpy.bool_))
-
-
-def is_function_value(value):
-    """A function passed as an argument (`nonlinearity=np.tanh`): a Python function, a builtin
-    or a NumPy ufunc; a static part of the specialisation, whose calls the code calls
-    (resolve.py binds them). Inside a container it is no leaf: an error names it."""
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, numpy.ufunc))
 
 
 def is_static_spec(spec):

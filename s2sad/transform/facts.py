@@ -73,7 +73,7 @@ REF = Fact(
     _ANY, ("front/resolve", "front/normalize", "front/idioms", "front/constants",
            "front/container_arguments", "front/container_buffers", "front/container_values",
            "generate/scalar_loops"),
-    ("front/recursion", "front/normalize", "front/idioms", "front/constants", "front/inline",
+    ("front/recursion", "front/container_values", "front/normalize", "front/idioms", "front/constants", "front/inline",
      "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
      "generate/blocks", "generate/checkpoint", "generate/forward", "generate/recompute",
@@ -81,7 +81,7 @@ REF = Fact(
 USER = Fact(
     "user", "the name or call is a function of the user's (generated recursively, or inlined)",
     (bool,), ("front/resolve", "front/normalize"),
-    ("front/normalize", "front/constants", "front/container_values", "front/containers",
+    ("front/normalize", "front/constants", "front/container_values", "front/resolve",
      "front/inline", "analysis/aliases", "analysis/kinds", "generate/blocks", "generate/forward",
      "generate/saves", "generate/scalar_loops", "pipeline"), default=False)
 CANONICAL = Fact(

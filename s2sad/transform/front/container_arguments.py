@@ -221,9 +221,9 @@ def code_names(func):
 
 
 def is_static_literal(node):
-    """`True`, `False`, `None` or a string written in a call: the callee is specialised on it."""
-    return isinstance(node, gast.Constant) and values.is_static_value(node.value) and \
-        not isinstance(node.value, bytes)
+    """`True`, `False`, `None` or a string written in a call, or a function passed
+    (resolve.py holds it as a constant): the callee is specialised on it."""
+    return values.static_constant(node)
 
 
 def pass_leaves(owner, call, like):
@@ -254,11 +254,13 @@ def pass_leaves(owner, call, like):
         spec, atoms = leaves_of(container, name, taken)
         structures.append((name, spec))
         args += [nodes.clone(a) for a in atoms]
+    structures += [(k.arg, ("static", k.value.value)) for k in call.keywords
+                   if k.arg in names and is_static_literal(k.value)]
     copy = specialised(func, tuple(structures))
     emitted = owner.specialised_name(call.func, copy)
     call.func = gast.copy_location(gast.Name(emitted, gast.Load(), None, None), call.func)
     call.args = args
     call.keywords = [gast.keyword(k.arg, owner.expression(k.value, like))
-                     for k in call.keywords]
+                     for k in call.keywords if not is_static_literal(k.value)]
     facts.REF.put(call, copy)
     return call

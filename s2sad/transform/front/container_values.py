@@ -8,6 +8,7 @@ import gast
 import numpy
 
 from .. import facts, nodes
+from . import parse
 
 # NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
 SEQUENCE_FUNCTIONS = {"numpy.stack", "numpy.array", "numpy.asarray", "numpy.concatenate",
@@ -47,6 +48,23 @@ def record_fields(value):
     return tuple(name for name, item in vars(value).items()
                  if is_static_value(item) or is_record(item) or
                  isinstance(item, (dict, list, tuple, int, float, numpy.ndarray, numpy.number)))
+
+
+def tuple_count(call):
+    """How many values a call returns when it returns a tuple of a length known now."""
+    chain = nodes.dotted_parts(call.func)
+    if chain is not None and ".".join(chain) in TUPLE_RESULTS:
+        return TUPLE_RESULTS[".".join(chain)]
+    func = facts.REF.of(call)
+    if not facts.USER.of(call) or func is None:
+        return None
+    try:
+        tree = parse.parse_function(func).tree
+    except Exception:  # noqa: BLE001 -- its own transformation reports it
+        return None
+    counts = {len(n.value.elts) if isinstance(n.value, gast.Tuple) else None
+              for n in nodes.walk(tree) if isinstance(n, gast.Return)}
+    return counts.pop() if len(counts) == 1 and None not in counts else None
 
 
 class Container:
@@ -304,6 +322,12 @@ def is_append(node):
         call.func.attr == "append" and isinstance(call.func.value, gast.Name)
 
 
+def static_constant(node):
+    """A str, None, bool or function written in a call (container_arguments.is_static_literal)."""
+    return isinstance(node, gast.Constant) and (
+        is_static_value(node.value) and not isinstance(node.value, bytes) or callable(node.value))
+
+
 def interesting(node):
     """A node that makes or unpacks a container."""
     if isinstance(node, (gast.List, gast.Dict, gast.Starred)):
@@ -311,8 +335,9 @@ def interesting(node):
     if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]:
         return True
     if isinstance(node, gast.Call) and facts.USER.of(node) and \
-            any(isinstance(a, gast.Tuple) for a in node.args):
-        return True  # a tuple passed to a function of yours: as its elements
+            any(isinstance(a, gast.Tuple) or static_constant(a)
+                for a in node.args + [k.value for k in node.keywords]):
+        return True  # a tuple (as its elements) or a constant passed to a function of yours
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Call):
         return True
     if isinstance(node, gast.Assign) and len(node.targets) == 1:

@@ -27,7 +27,7 @@ from . import container_arguments as arguments
 from . import container_buffers as buffers
 from . import container_values as values
 from .. import nodes
-from . import parse, resolve
+from . import resolve
 
 MAX_UNROLLED = 256
 
@@ -486,7 +486,8 @@ class _Scalarize:
         """A call of a function of yours passing containers, rewritten to pass their leaves;
         None when it passes none."""
         if not any(nodes.root_name(a) in self.held or values.makes(a) or
-                   arguments.is_static_literal(a) for a in call.args):
+                   arguments.is_static_literal(a) for a in call.args) and \
+                not any(arguments.is_static_literal(k.value) for k in call.keywords):
             return None
         return arguments.pass_leaves(self, call, like)
 
@@ -517,20 +518,7 @@ class _Scalarize:
             bool(self.tuple_count(node.value))
 
     def tuple_count(self, call):
-        """How many values a call returns when it returns a tuple of a length known now."""
-        chain = nodes.dotted_parts(call.func)
-        if chain is not None and ".".join(chain) in values.TUPLE_RESULTS:
-            return values.TUPLE_RESULTS[".".join(chain)]
-        func = facts.REF.of(call)
-        if not facts.USER.of(call) or func is None:
-            return None
-        try:
-            tree = parse.parse_function(func).tree
-        except Exception:  # noqa: BLE001 -- its own transformation reports it
-            return None
-        counts = {len(n.value.elts) if isinstance(n.value, gast.Tuple) else None
-                  for n in nodes.walk(tree) if isinstance(n, gast.Return)}
-        return counts.pop() if len(counts) == 1 and None not in counts else None
+        return values.tuple_count(call)
 
     def element(self, node, like):
         """The element `node` (a subscript of a container) reads: an atom or a Container."""

@@ -131,8 +131,20 @@ class _Resolver(nodes.Transformer):
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
 
     def visit_Call(self, node):
-        node.args = [self.visit(arg) for arg in node.args]
+        node.args = [self._function_value(arg) or self.visit(arg) for arg in node.args]
         node.keywords = [self.visit(keyword) for keyword in node.keywords]
+        node = self._call(node)
+        for arg in node.args if isinstance(node, gast.Call) and not facts.USER.of(node) else ():
+            if isinstance(arg, gast.Constant) and callable(arg.value):
+                self.report(arg, f"the function '{arg.value.__name__}' is passed to a function "
+                            "that is not yours", why="s2sad specialises a function of yours on "
+                            "the function it is given; a library function would call it "
+                            "where s2sad cannot see", fix="call it directly, or pass it to a "
+                            "function of yours")
+                arg.value = None
+        return node
+
+    def _call(self, node):
         chain = nodes.dotted_parts(node.func)
         if isinstance(node.func, gast.Attribute) and (chain is None or chain[0] in self.locals
                                                       or self._on_array(chain)):
@@ -172,6 +184,7 @@ class _Resolver(nodes.Transformer):
         elif is_user_function(found):
             facts.USER.put(node, True)
             pack_star_arguments(node, found)
+            _pass_function_defaults(node, found)
             emitted = "_".join(chain)
             self.callees.setdefault(emitted, found)
             node.func = nodes.dotted(emitted, node.func)
@@ -184,6 +197,27 @@ class _Resolver(nodes.Transformer):
         else:
             self.report(node.func, *unresolved.uncallable(chain, found))
         return node
+
+    def _function_value(self, node):
+        """A function passed to another (`layer(x, W, np.tanh)`, `layer(x, W, act)` with `act`
+        given a function): a constant holding the function, on which the callee is specialised
+        (container_arguments.py); None for any other argument."""
+        chain = nodes.dotted_parts(node)
+        if chain is None:
+            return None
+        if len(chain) == 1 and chain[0] in self.functions:
+            found = self.functions[chain[0]]
+        elif chain[0] in self.locals or chain[0] not in self.namespace:
+            return None
+        else:
+            found = self.namespace[chain[0]]
+            for attribute in chain[1:]:
+                found = getattr(found, attribute, _MISSING)
+        if not is_function_value(found):
+            return None
+        constant = gast.copy_location(gast.Constant(parse.named(found), None), node)
+        facts.REF.put(constant, parse.named(found))
+        return constant
 
     def _importable(self, chain, found):
         """(module, attribute path) from which generated code can import the callable `found`
@@ -494,6 +528,29 @@ def functions_given(structures):
     return {name: spec[1] for name, spec in structures
             if isinstance(spec, tuple) and len(spec) == 2 and spec[0] == "static" and
             callable(spec[1])}
+
+
+def _pass_function_defaults(call, func):
+    """`net(x, W)` of `def net(x, W, act=np.tanh)`: `net(x, W, act=np.tanh)`, the function
+    default passed as a constant, on which the callee is specialised (container_arguments.py),
+    as a function given to it is."""
+    code = func.__code__
+    given = set(code.co_varnames[:min(len(call.args), code.co_argcount)]) | \
+        {k.arg for k in call.keywords}
+    defaults = dict(zip(code.co_varnames[code.co_argcount - len(func.__defaults__ or ()):
+                                         code.co_argcount], func.__defaults__ or ()))
+    defaults.update(func.__kwdefaults__ or {})
+    for name, value in defaults.items():
+        if name not in given and is_function_value(value):
+            constant = gast.copy_location(gast.Constant(parse.named(value), None), call)
+            facts.REF.put(constant, parse.named(value))
+            call.keywords.append(gast.keyword(name, constant))
+
+
+def is_function_value(value):
+    """A function that may be passed as a value: a Python function (a `def`, a lambda), a
+    builtin or a NumPy ufunc."""
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, numpy.ufunc))
 
 
 def is_user_function(obj):
