@@ -162,11 +162,6 @@ def f(x):
     seen = {x}
     return x
 """, fragments=("set displays",), at=(3, 12)),
-    Case("f_string_reported_once", """
-def f(x):
-    label = f"x = {x}"
-    return x
-""", fragments=("not supported yet: f-strings",), at=(3, 13)),
     Case("walrus", """
 def f(x):
     return (y := x * 2.0) + y
