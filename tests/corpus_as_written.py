@@ -323,3 +323,28 @@ CASES += [
     (two_appends_per_trip, lambda rng: (rng.normal(size=4),), 0),
     (hidden_states, lambda rng: (rng.normal(size=3), rng.normal(size=(4, 3))), (0, 1)),
 ]
+
+
+# ---- zip(*...) of what a function returns, and zip of known sequences as a value -------------
+
+def _split_params(params):
+    return params[0::2], params[1::2]
+
+
+def zip_of_a_call(params):
+    total = 0.0
+    for w, b in zip(*_split_params(params)):
+        total = total + np.tanh(w * 0.5 + b) ** 2
+    return total
+
+
+def zip_star_assigned(p):
+    layers = [(p[0:4].reshape(2, 2), p[4:6]), (p[6:10].reshape(2, 2), p[10:12])]
+    Ws, bs = zip(*layers)
+    return np.sum(Ws[0] @ bs[1]) + np.sum(Ws[1] @ bs[0])
+
+
+CASES += [
+    (zip_of_a_call, lambda rng: (rng.normal(size=6),), 0),
+    (zip_star_assigned, lambda rng: (rng.normal(size=12),), 0),
+]

@@ -272,6 +272,23 @@ def test_a_function_given_to_a_library_function_is_a_located_error():
         s2sad.grad(mapped, jit=False)(np.ones(3))
 
 
+def _nested_pairs(p):
+    return (p[0:2], p[2:4]), (p[4:6], p[6:8])
+
+
+def _reads_nested_pairs(p):
+    total = 0.0
+    for w, b in _nested_pairs(p):
+        total = total + np.sum(w * b)
+    return total
+
+
+def test_a_tuple_of_tuples_returned_is_a_located_error():
+    with pytest.raises(s2sad.UnsupportedError, match="'_nested_pairs' returns a tuple of "
+                                                     "tuples"):
+        s2sad.grad(_reads_nested_pairs, jit=False)(np.ones(8))
+
+
 # ---- s2sad show for a function of a dict ---------------------------------------------------------
 
 def _dict_loss(params, x):

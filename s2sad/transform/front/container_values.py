@@ -67,6 +67,21 @@ def tuple_count(call):
     return counts.pop() if len(counts) == 1 and None not in counts else None
 
 
+def nested_tuple_return(call):
+    """A `return` of a tuple holding a tuple or list display in the user function `call`
+    calls (`return (W1, b1), (W2, b2)`), or None."""
+    func = facts.REF.of(call)
+    if not facts.USER.of(call) or func is None:
+        return None
+    try:
+        tree = parse.parse_function(func).tree
+    except Exception:  # noqa: BLE001 -- its own transformation reports it
+        return None
+    return next((n for n in nodes.walk(tree) if isinstance(n, gast.Return) and
+                 isinstance(n.value, gast.Tuple) and
+                 any(isinstance(e, (gast.Tuple, gast.List)) for e in n.value.elts)), None)
+
+
 class Container:
     """A tuple, list or dict known now: its elements in order (each an atom or a Container)."""
 
@@ -275,8 +290,37 @@ def leaf_paths(spec, path):
     return out
 
 
+def zipped(owner, call, like):
+    """`zip(a, b)` or `zip(*pairs)` of containers held now: the list of their tuples
+    (`Ws, bs = zip(*layers)`); None when one is not held."""
+    if call.keywords:
+        return None
+    parts = []
+    for argument in call.args:
+        if isinstance(argument, gast.Starred):
+            made = owner.container(argument.value, like)
+            parts += made.items if made is not None and made.kind != "dict" else [None]
+        else:
+            parts.append(owner.container(argument, like))
+    if not parts or any(not isinstance(p, Container) or p.kind == "dict"
+                        for p in parts):
+        return None
+    count = min(len(p.items) for p in parts)
+    return new("list", range(count), [
+        new("tuple", range(len(parts)), [p.items[k] for p in parts])
+        for k in range(count)])
+
+
 # dict methods read as containers: d.keys(), d.values(), d.items()
 VIEWS = ("keys", "values", "items")
+
+
+def is_view(owner, node):
+    """`d.keys()`, `d.values()` or `d.items()` of a dict held now."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+        node.func.attr in VIEWS and not node.args and not node.keywords and \
+        isinstance(node.func.value, (gast.Name, gast.Attribute)) and \
+        getattr(owner.container(node.func.value, None), "kind", None) == "dict"
 
 
 def view(made, method):

@@ -136,8 +136,8 @@ class _Scalarize:
         targets = node.targets
         plain = all(isinstance(t, (gast.Tuple, gast.List)) and
                     all(isinstance(e, gast.Name) for e in t.elts) for t in targets) and \
-            (isinstance(value, gast.Call) or isinstance(value, gast.Tuple) and
-             not any(values.makes(e) for e in value.elts))
+            (isinstance(value, gast.Call) and nodes.dotted_parts(value.func) != ["zip"] or
+             isinstance(value, gast.Tuple) and not any(values.makes(e) for e in value.elts))
         made = None if plain else self.container(value, node)
         if made is None:
             node.value = self.expression(value, node, whole=True)
@@ -441,6 +441,8 @@ class _Scalarize:
             items = [self.container(e, like) or self.expression(e, like) for e in value.elts]
             return values.new("tuple" if isinstance(value, gast.Tuple) else "list",
                         range(len(items)), items)
+        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["zip"]:
+            return values.zipped(self, value, like)
         if isinstance(value, gast.Dict):
             keys = [self.key(k, like) if k is not None else None for k in value.keys]
             if any(not isinstance(k, str) for k in keys):
@@ -465,6 +467,12 @@ class _Scalarize:
             return values.view(self.container(value.func.value, like), value.func.attr)
         if isinstance(value, gast.Call):
             count = self.tuple_count(value)
+            if count and values.nested_tuple_return(value) is not None:
+                self.report(value, f"'{facts.REF.of(value).__name__}' returns a tuple of tuples",
+                            why="s2sad follows the tuples a function of yours returns one level "
+                                "deep", fix="return a flat tuple (W1, b1, W2, b2) and group its "
+                                "elements in the caller")
+                return None
             if count:
                 value = self.expression(value, like, whole=True)
                 names = [self.fresh("_r") for _ in range(count)]
@@ -501,11 +509,7 @@ class _Scalarize:
         return emitted
 
     def is_view(self, node):
-        """`d.keys()`, `d.values()` or `d.items()` of a dict held now."""
-        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-            node.func.attr in values.VIEWS and not node.args and not node.keywords and \
-            isinstance(node.func.value, (gast.Name, gast.Attribute)) and \
-            getattr(self.container(node.func.value, None), "kind", None) == "dict"
+        return values.is_view(self, node)
 
     def pack_star_arguments(self, call):
         resolve.pack_star_arguments(call, facts.REF.of(call))

@@ -167,7 +167,7 @@ class _Desugar:
         if call not in (["enumerate"], ["zip"], ["reversed"]) and \
                 isinstance(target, gast.Name):
             return node
-        if call and self._shadowed(call[0]):
+        if call in (["enumerate"], ["zip"], ["reversed"]) and self._shadowed(call[0]):
             return node
         if call == ["reversed"] and len(iterable.args) == 1 and not iterable.keywords:
             inner = self.once(iterable.args[0], node)
@@ -211,12 +211,26 @@ class _Desugar:
         if call == ["zip"]:
             if iterable.keywords or not iterable.args:
                 return None
+            self.spread_zip(iterable, like)
             args = [self.prepared(a, like) for a in iterable.args]
             if any(a is None for a in args):
                 return None
             iterable.args = args
             return iterable
         return self.once(iterable, like)
+
+    def spread_zip(self, call, like):
+        """`for w, b in zip(*pairs):` -> `zip(pairs[0], pairs[1])`, `pairs` evaluated once: the
+        loop target says how many sequences it zips (Python raises if pairs has another
+        length)."""
+        target = like.target if isinstance(like, gast.For) else None
+        if len(call.args) != 1 or not isinstance(call.args[0], gast.Starred) or \
+                not isinstance(target, gast.Tuple):
+            return
+        held = self.once(call.args[0].value, like)
+        call.args = [gast.copy_location(gast.Subscript(nodes.clone(held), nodes.constant(k),
+                                                       gast.Load()), held)
+                     for k in range(len(target.elts))]
 
     def once(self, value, like):
         """`value` as a name or a number: bound to a new name first if it is an expression."""
