@@ -20,6 +20,16 @@ def broadcast_like_tangent(z, t, like):
     d[z] = rt.broadcast_like(d[t], like)
 
 
+@adjoint(rt.number, checks=[check("{f}(x)", x=())])
+def number(z, x):
+    d[x] = d[z]
+
+
+@tangent(rt.number)
+def number_tangent(z, x):
+    d[z] = rt.number(d[x])
+
+
 @adjoint(rt.copy, checks=[check("{f}(x)", x=(3,)), check("{f}(x)", x=())])
 def copy(z, x):
     d[x] = d[z]

@@ -289,6 +289,41 @@ def test_a_tuple_of_tuples_returned_is_a_located_error():
         s2sad.grad(_reads_nested_pairs, jit=False)(np.ones(8))
 
 
+# ---- nested differentiation: grad of a function that calls s2sad.grad ----------------------------
+
+def _potential(x):
+    return x ** 4 - 3.0 * x ** 2 + np.sin(x)
+
+
+_DPOTENTIAL = s2sad.grad(_potential)
+_D2POTENTIAL = s2sad.grad(s2sad.grad(lambda x: x ** 4 - 3.0 * x ** 2 + np.sin(x)))
+
+
+def _newton_step(x):
+    return x - _DPOTENTIAL(x) / _D2POTENTIAL(x)
+
+
+def _after_two_newton_steps(x, w):
+    return _potential(_newton_step(_newton_step(x))) * w
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_grad_of_a_function_calling_grad(jit):
+    g = s2sad.grad(_after_two_newton_steps, wrt=(0, 1), jit=jit)
+    for x in (1.7, -1.3):
+        check_gradient(_after_two_newton_steps, (x, 0.8), (0, 1), jit_fn=g if jit else None,
+                       py_fn=None if jit else g)
+
+
+def _newton_on_a_vector(x):
+    return np.sum(_DPOTENTIAL(x))
+
+
+def test_grad_inside_needs_a_number():
+    with pytest.raises(ValueError, match="differentiates w.r.t. a number"):
+        s2sad.grad(_newton_on_a_vector, jit=False)(np.ones(3))
+
+
 # ---- s2sad show for a function of a dict ---------------------------------------------------------
 
 def _dict_loss(params, x):

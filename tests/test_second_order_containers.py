@@ -217,7 +217,19 @@ def newton_step(x):
     return x - d_quartic(x) / 12.0
 
 
-def test_a_grad_called_inside_a_differentiated_function_says_what_to_do_instead():
-    with pytest.raises(s2sad.UnsupportedError, match="nested differentiation") as info:
-        s2sad.grad(newton_step, jit=False)(0.3)
+def test_a_grad_called_inside_a_differentiated_function_is_differentiated():
+    # d/dx (x - 4 x^3 / 12) = 1 - x^2
+    assert abs(s2sad.grad(newton_step, jit=False)(0.3) - (1.0 - 0.09)) < 1e-12
+
+
+d_hessian = s2sad.hessian(quartic, jit=False)
+
+
+def hessian_inside(x):
+    return x - d_hessian(x)
+
+
+def test_a_hessian_called_inside_a_differentiated_function_says_what_to_do_instead():
+    with pytest.raises(s2sad.UnsupportedError, match="made by s2sad") as info:
+        s2sad.grad(hessian_inside, jit=False)(0.3)
     assert "s2sad.hessian(f)" in str(info.value) and "pass it in" in str(info.value)

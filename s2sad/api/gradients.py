@@ -77,6 +77,13 @@ class GradientFunction(Transformed):
     def __getstate__(self):
         return dict(super().__getstate__(), _derivatives={})  # made again on first use
 
+    def differentiable_function(self):
+        """What a differentiated function calling this gradient calls instead: a generated
+        function s2sad can differentiate again (higher.nested_function)."""
+        if "_nested" not in self.__dict__:
+            self._nested = higher.nested_function(self)
+        return self._nested
+
     def generated_arguments(self, args, kwargs, batched=False):
         values = self.bind(args, kwargs)
         if self.inner is not None and not batched:

@@ -7,7 +7,7 @@ code (`stop_gradient`, `grad_of`, `checkpointed`) and what links generated files
 """
 import sys
 
-from .dispatch import jitable
+from .dispatch import by_type, is_array, jitable
 
 LINKER = "_s2sad_link"   # the name jit.py gives its linker in each generated module
 
@@ -18,6 +18,21 @@ def flag(test):
     fold: it would prune the branch and leave what the branch records (stacks, `_result`)
     without a type."""
     return test
+
+
+@by_type
+def number(x):
+    """`x`, which must be a number: the parameter a `s2sad.grad(f)` called inside a
+    differentiated function differentiates (api/higher.nested_function), along 1.0; for an
+    array that would be no gradient, so an array raises."""
+    if is_array(x):
+        def impl(x):
+            if x.ndim >= 0:
+                raise ValueError("s2sad.grad(f) called inside a differentiated function "
+                                 "differentiates w.r.t. a number, and was given an array")
+            return x
+        return impl
+    return lambda x: x
 
 
 class NonFiniteGradient(FloatingPointError):

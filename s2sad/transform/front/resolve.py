@@ -172,6 +172,9 @@ class _Resolver(nodes.Transformer):
                         why="it is a module or a value, and calling it fails",
                         fix="call the function it contains, e.g. numpy.sin(x)")
             return node
+        made = getattr(found, "differentiable_function", None)
+        if callable(made) and type(found).__module__.startswith("s2sad."):
+            found = made()  # s2sad.grad(f) called inside: f's derivative, a generated function
         found = parse.named(found)  # a lambda: named after the name it is bound to
         facts.REF.put(node, found)
         name = canonical_name(found)

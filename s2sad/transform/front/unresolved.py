@@ -61,14 +61,14 @@ def uncallable(chain, found):
     name = ".".join(chain)
     if type(found).__module__.startswith("s2sad.api"):
         kind = getattr(found, "kind", None) or type(found).__name__
-        return (f"cannot call '{name}' (made by s2sad.{kind}) from differentiated code: "
-                "nested differentiation is not supported",
-                "s2sad differentiates Python source, and a function s2sad made runs generated "
-                "code; a function of gradients is a second derivative",
-                "compute the gradient outside the differentiated function and pass it in as "
-                "an argument (a Newton step x - g / h: g = s2sad.grad(f)(x) and h = "
-                "s2sad.hessian(f)(x), or s2sad.grad(s2sad.grad(f))(x) for a scalar x); second "
-                "derivatives come from s2sad.hvp(f), s2sad.hessian(f) and grad(grad(f))")
+        return (f"cannot call '{name}' (made by s2sad.{kind}) from differentiated code",
+                "inside a differentiated function s2sad differentiates calls of s2sad.grad(f) "
+                "w.r.t. one number (and grads of them); a function of gradients w.r.t. an "
+                "array is a Hessian",
+                "compute it outside the differentiated function and pass it in as an argument "
+                "(a Newton step x - solve(H, g): g = s2sad.grad(f)(x), H = "
+                "s2sad.hessian(f)(x)); second derivatives come from s2sad.hvp(f), "
+                "s2sad.hessian(f) and grad(grad(f))")
     return (f"cannot call '{name}' ({type(found).__name__}) from differentiated code",
             "it is neither a NumPy/math/builtin function nor a Python function with source",
             "register a derivative for it with @s2sad.adjoint (docs/rules.md: Adding a "
