@@ -348,3 +348,45 @@ CASES += [
     (zip_of_a_call, lambda rng: (rng.normal(size=6),), 0),
     (zip_star_assigned, lambda rng: (rng.normal(size=12),), 0),
 ]
+
+
+# ---- functions kept in a module-level list (layer specs) ----------------------------------------
+
+def _leaky(z):
+    return np.maximum(z, 0.0) + 0.01 * z
+
+
+LAYER_SPECS = [(np.tanh, 0.5), (_leaky, 1.0), (np.sin, 2.0)]
+ACTIVATIONS = (np.tanh, _leaky)
+
+
+def layer_specs(x):
+    for act, scale in LAYER_SPECS:
+        x = act(x * scale)
+    return np.sum(x ** 2)
+
+
+def activations_zipped(x, W1, W2):
+    h = x
+    for act, W in zip(ACTIVATIONS, (W1, W2)):
+        h = act(W @ h)
+    return np.sum(h) + np.sum(LAYER_SPECS[1][0](x) * LAYER_SPECS[2][1])
+
+
+CASES += [
+    (layer_specs, lambda rng: (rng.normal(size=3),), 0),
+    (activations_zipped, lambda rng: (rng.normal(size=3), rng.normal(size=(3, 3)),
+                                      rng.normal(size=(2, 3))), (0, 1, 2)),
+]
+
+
+CONFIG = {"scale": 2.0, "mode": "fast", "clip": None}
+
+
+def configured(x):
+    if CONFIG["mode"] == "fast" and CONFIG["clip"] is None:
+        return np.sum(np.tanh(x) * CONFIG["scale"])
+    return np.sum(np.clip(x, -CONFIG["clip"], CONFIG["clip"]))
+
+
+CASES += [(configured, lambda rng: (rng.normal(size=3),), 0)]

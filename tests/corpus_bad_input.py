@@ -238,11 +238,6 @@ def f(x):
     return x * 2.0
 """, fragments=("writes into the module constant 'WEIGHTS'", "write into a copy"),
          at=(4, 5)),
-    Case("global_dict_holding_a_string", """
-CONFIG = {"scale": 2.0, "mode": "fast"}
-def f(x):
-    return x * CONFIG["scale"]
-""", fragments=("the global 'CONFIG' (dict)",), at=(4, 16)),
     Case("undefined_name", """
 def f(x):
     return x * SCALE

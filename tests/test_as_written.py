@@ -289,6 +289,22 @@ def test_a_tuple_of_tuples_returned_is_a_located_error():
         s2sad.grad(_reads_nested_pairs, jit=False)(np.ones(8))
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_swapping_a_function_in_a_module_list_takes_effect(jit):
+    x = np.array([0.3, -0.5, 0.8])
+    g = s2sad.grad(corpus_as_written.layer_specs, wrt=(0,), jit=jit)
+    before = g(x)
+    saved = corpus_as_written.LAYER_SPECS[0]
+    try:
+        corpus_as_written.LAYER_SPECS[0] = (np.cos, 0.5)   # changed in place
+        check_gradient(corpus_as_written.layer_specs, (x,), (0,), jit_fn=g if jit else None,
+                       py_fn=None if jit else g)
+        assert not np.allclose(g(x)[0], before[0])
+    finally:
+        corpus_as_written.LAYER_SPECS[0] = saved
+    assert np.allclose(g(x)[0], before[0])
+
+
 # ---- nested differentiation: grad of a function that calls s2sad.grad ----------------------------
 
 def _potential(x):

@@ -48,7 +48,9 @@ _ABSENT = object()
 
 
 def _holds_record(value):
-    if resolve.is_record_constant(value):
+    """Whether a module constant holds an object or a function, which the key cannot describe
+    (their code is not part of it)."""
+    if resolve.is_record_constant(value) or resolve.is_function_value(value):
         return True
     items = value.values() if isinstance(value, dict) else \
         value if isinstance(value, (list, tuple)) else ()

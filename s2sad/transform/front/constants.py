@@ -26,7 +26,8 @@ from s2sad.errors import Diagnostic, UnsupportedError
 from .. import facts
 from .. import nodes, template
 from . import container_arguments, container_values, parse
-from .resolve import code_names, is_constant_array, is_constant_container, is_user_function
+from .resolve import (code_names, is_constant_array, is_constant_container, is_function_value,
+                      is_user_function)
 
 
 def inputs(func):
@@ -85,8 +86,8 @@ def _add_container(found, specs, name, reader, value, holder, func):
     """A module tuple, list or dict: one input per leaf (`T_0`, `D_w`), read through it."""
     def walk(item, base, read, seen):
         fields, typename = (), None
-        if container_values.is_static_value(item):
-            return "static", item  # a str, None or bool: inlined (part of the key)
+        if container_values.is_static_value(item) or is_function_value(item):
+            return "static", item  # a str, None, bool or function: constant (part of the key)
         if id(item) in seen:
             return "static", None  # (an object holding itself: the loop is not followed)
         if container_values.is_record(item):

@@ -48,6 +48,7 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
+from . import function_sequences
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -118,6 +119,10 @@ class _Desugar:
                 continue
             if isinstance(statement, gast.Assert):
                 statement = _as_if(statement)
+            copies = function_sequences.unrolled(self.source, statement)
+            if copies is not None:
+                out += self.block(copies)
+                continue
             outer, self.pre = self.pre, []
             if isinstance(statement, gast.For):
                 statement = self.loop(statement)

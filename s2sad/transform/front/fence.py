@@ -300,7 +300,8 @@ class _Fence:
             self._expression(child)
 
     def _call(self, node):
-        if nodes.dotted_parts(node.func) is None and not isinstance(node.func, gast.Attribute):
+        if nodes.dotted_parts(node.func) is None and \
+                not isinstance(node.func, (gast.Attribute, gast.Subscript)):
             self.report(node.func, "only calls of named functions (`f(x)`, `np.sin(x)`) are "
                         "supported", why="s2sad must know which function a call calls when it "
                                          "transforms the code",

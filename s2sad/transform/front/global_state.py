@@ -12,8 +12,8 @@ import types
 import numpy
 
 from . import container_values
-from .resolve import (code_names, is_constant_array, is_constant_container, is_record_constant,
-                      is_user_function)
+from .resolve import (code_names, is_constant_array, is_constant_container, is_function_value,
+                      is_record_constant, is_user_function)
 
 _MISSING = object()
 
@@ -31,7 +31,8 @@ def same_state(a, b):
     """Numbers compare by value, module constants (arrays) by kind: generated code takes
     them as inputs; everything else by identity."""
     return len(a) == len(b) and all(
-        fa is fb and na == nb and (va is vb or _same_number(va, vb) or _same_kind(va, vb))
+        fa is fb and na == nb and (va == vb if isinstance(va, _Contents) else
+                                   va is vb or _same_number(va, vb) or _same_kind(va, vb))
         for (fa, na, va), (fb, nb, vb) in zip(a, b))
 
 
@@ -55,8 +56,8 @@ def constant_kind(value):
     if is_record_constant(value):
         return ("record", type(value), tuple(
             (k, constant_kind(getattr(value, k))) for k in container_values.record_fields(value)))
-    if container_values.is_static_value(value):
-        return ("static", value)
+    if container_values.is_static_value(value) or is_function_value(value):
+        return ("static", value)  # (a function: compared by identity)
     if isinstance(value, dict):
         return ("dict", tuple((k, constant_kind(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
@@ -89,6 +90,8 @@ def _collect_state(func, state, seen):
         else:
             continue  # a builtin, a local or an attribute name
         state.append((func, name, value))
+        if _specialises(value):  # (also what it holds now: changed in place, it is stale)
+            state.append((func, name + CONTENTS, _Contents(constant_kind(value))))
         if isinstance(value, types.ModuleType):
             modules.append((name, value))
         elif is_user_function(value):
@@ -99,7 +102,33 @@ def _collect_state(func, state, seen):
             if _is_plain_number(value) or is_user_function(value) or \
                     is_constant_array(value) or is_constant_container(value):
                 state.append((func, f"{module_name}.{name}", value))
+                if _specialises(value):
+                    state.append((func, f"{module_name}.{name}{CONTENTS}",
+                                  _Contents(constant_kind(value))))
                 _collect_state(value, state, seen)
+
+
+CONTENTS = "[contents]"   # a state entry holding what a container holds now (_Contents)
+
+
+class _Contents(tuple):
+    """The constant_kind of a module container the generated code is specialised on (one
+    holding functions, strings or objects): equal when what it holds is."""
+
+    def __new__(cls, kind):
+        return super().__new__(cls, (kind,))
+
+
+def _specialises(value):
+    """A module container whose contents the generated code is specialised on, beyond the
+    kinds of its leaves: functions (calls bound), strings, None, bools (inlined), objects."""
+    if is_record_constant(value):
+        return True
+    if not is_constant_container(value):
+        return False
+    items = value.values() if isinstance(value, dict) else value
+    return any(is_function_value(v) or container_values.is_static_value(v) or
+               _specialises(v) for v in items)
 
 
 def _is_plain_number(value):
@@ -114,6 +143,7 @@ class Watch:
 
     def __init__(self, state):
         self._checks = []   # (namespace or cell, key, value); key None: a cell's contents
+        self._contents = []  # the same, for what a container held (_Contents)
         modules = {(id(f), n): v for f, n, v in state if isinstance(v, types.ModuleType)}
         for func, name, value in state:
             if name == "__code__":
@@ -126,6 +156,9 @@ class Watch:
                     elif missing not in func.__globals__:
                         self._checks.append((func.__globals__, missing, _MISSING))
                 continue
+            if isinstance(value, _Contents):  # compared by what it holds
+                self._contents.append((func, name[:-len(CONTENTS)], modules, value))
+                continue
             module_name, dot, attribute = name.partition(".")
             if dot:
                 module = modules[(id(func), module_name)]
@@ -134,6 +167,16 @@ class Watch:
             cell = dict(zip(func.__code__.co_freevars, func.__closure__ or ())).get(name)
             self._checks.append((cell, None, value) if cell is not None else
                                 (func.__globals__, name, value))
+        self._contents = [(holder, key, value) for holder, key, value in
+                          (self._holder(*entry) for entry in self._contents)]
+
+    @staticmethod
+    def _holder(func, name, modules, value):
+        module_name, dot, attribute = name.partition(".")
+        if dot:
+            return modules[(id(func), module_name)].__dict__, attribute, value
+        cell = dict(zip(func.__code__.co_freevars, func.__closure__ or ())).get(name)
+        return (cell, None, value) if cell is not None else (func.__globals__, name, value)
 
     def unchanged(self):
         for holder, key, value in self._checks:
@@ -144,6 +187,10 @@ class Watch:
             else:
                 current = holder.get(key, _MISSING)
             if current is not value:
+                return False
+        for holder, key, value in self._contents:
+            current = _contents(holder) if key is None else holder.get(key, _MISSING)
+            if _Contents(constant_kind(current)) != value:
                 return False
         return True
 

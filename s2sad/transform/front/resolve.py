@@ -149,7 +149,10 @@ class _Resolver(nodes.Transformer):
         if isinstance(node.func, gast.Attribute) and (chain is None or chain[0] in self.locals
                                                       or self._on_array(chain)):
             return self._method_call(node)
-        if chain is not None and len(chain) == 1 and chain[0] in self.functions:
+        item = self._global_item(node.func) if chain is None else None
+        if item is not None:  # `LAYERS[0][0](x)`: a function a module-level list holds
+            chain, found = item
+        elif chain is not None and len(chain) == 1 and chain[0] in self.functions:
             found = self.functions[chain[0]]  # a function given as an argument
         elif chain is None or chain[0] in self.locals:
             if chain:
@@ -200,6 +203,24 @@ class _Resolver(nodes.Transformer):
         else:
             self.report(node.func, *unresolved.uncallable(chain, found))
         return node
+
+    def _global_item(self, node):
+        """(names for the emitted name, the value) of `G[0][1]`, constant subscripts of a
+        global list, tuple or dict (function_sequences.py writes them); else None."""
+        keys = []
+        while isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+            keys.insert(0, node.slice.value)
+            node = node.value
+        if not keys or not isinstance(node, gast.Name) or node.id in self.locals or \
+                node.id not in self.namespace:
+            return None
+        value = self.namespace[node.id]
+        for key in keys:
+            try:
+                value = value[key]
+            except (TypeError, KeyError, IndexError):
+                return None
+        return [node.id] + [container_values.identifier(k) for k in keys], value
 
     def _function_value(self, node):
         """A function passed to another (`layer(x, W, np.tanh)`, `layer(x, W, act)` with `act`
@@ -482,7 +503,8 @@ def is_constant_container(value):
     else:
         return False
     return bool(items) and all(
-        is_constant_array(v) or is_constant_container(v) or
+        is_constant_array(v) or is_constant_container(v) or is_function_value(v) or
+        container_values.is_static_value(v) and not isinstance(v, bytes) or
         (isinstance(v, (numbers.Real, numpy.floating)) and not isinstance(v, (bool, numpy.bool_)))
         for v in items)
 

@@ -65,6 +65,8 @@ class _Fold:
         out = []
         for statement in statements:
             out += self.statement(statement)
+            if out and isinstance(out[-1], (gast.Return, gast.Raise)):
+                break  # (what follows a branch kept in place of its `if` is never reached)
         return out
 
     def statement(self, node):
