@@ -390,3 +390,14 @@ def configured(x):
 
 
 CASES += [(configured, lambda rng: (rng.normal(size=3),), 0)]
+
+
+# ---- random numbers drawn inside the function (reparameterised samples) -------------------------
+
+NOISE = np.random.RandomState(0)
+
+
+def bbvi_objective(params):
+    mean, log_std = params[:2], params[2:]
+    samples = NOISE.randn(6, 2) * np.exp(log_std) + mean
+    return np.mean(np.sum(samples ** 2, axis=1)) - np.sum(log_std)

@@ -305,6 +305,63 @@ def test_swapping_a_function_in_a_module_list_takes_effect(jit):
     assert np.allclose(g(x)[0], before[0])
 
 
+# ---- random numbers drawn inside the function -----------------------------------------------------
+
+def _with_noise(params, eps):
+    samples = eps * np.exp(params[2:]) + params[:2]
+    return np.mean(np.sum(samples ** 2, axis=1)) - np.sum(params[2:])
+
+
+def _vae_like(params, rng):
+    eps = rng.standard_normal((4, 2))
+    return _with_noise(params, eps) + 0.0 * rng.random()
+
+
+def _np_global(params):
+    return _with_noise(params, np.random.randn(4, 2))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_draws_run_once_from_the_users_generator(jit):
+    """The same value, gradient and generator state as the objective with the noise drawn
+    outside and passed in: a RandomState global, a Generator argument, numpy.random."""
+    p = np.array([0.1, -0.2, 0.3, -0.1])
+    noise = corpus_as_written.NOISE
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", s2sad.JitFallbackWarning)
+        noise.seed(1)
+        value, grad = s2sad.value_and_grad(corpus_as_written.bbvi_objective, jit=jit)(p)
+        after = noise.randn()
+        noise.seed(1)
+        assert corpus_as_written.bbvi_objective(p) == value
+        noise.seed(1)
+        expected = s2sad.value_and_grad(_with_noise)(p, noise.randn(6, 2))
+        assert noise.randn() == after
+        assert value == expected[0] and np.allclose(grad, expected[1], rtol=1e-12)
+        rng = np.random.default_rng(7)
+        value, grad = s2sad.value_and_grad(_vae_like, jit=jit)(p, rng)
+        twin = np.random.default_rng(7)
+        expected = s2sad.value_and_grad(_with_noise)(p, twin.standard_normal((4, 2)))
+        twin.random()
+        assert value == expected[0] and np.allclose(grad, expected[1], rtol=1e-12)
+        assert rng.random() == twin.random()
+        np.random.seed(3)
+        value, grad = s2sad.value_and_grad(_np_global, jit=jit)(p)
+        np.random.seed(3)
+        expected = s2sad.value_and_grad(_with_noise)(p, np.random.randn(4, 2))
+        assert value == expected[0] and np.allclose(grad, expected[1], rtol=1e-12)
+
+
+def _draws_from_parameters(params, rng):
+    return np.sum(rng.normal(params[:2], 1.0))
+
+
+def test_a_draw_from_parameters_says_how_to_reparameterise():
+    with pytest.raises(s2sad.TemplateError, match="reparameterise") as info:
+        s2sad.grad(_draws_from_parameters, jit=False)(np.ones(4), np.random.default_rng(0))
+    assert "draws random numbers from parameters" in str(info.value)
+
+
 # ---- nested differentiation: grad of a function that calls s2sad.grad ----------------------------
 
 def _potential(x):

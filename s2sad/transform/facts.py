@@ -70,11 +70,11 @@ _ANY = (object,)
 REF = Fact(
     "ref", "the object a name or call denotes (a NumPy function, a user function, `range`,"
     " a module, a helper of rt): how later stages know what `np.sum` or `g(x)` calls",
-    _ANY, ("front/resolve", "front/normalize", "front/idioms", "front/constants",
-           "front/container_arguments", "front/container_buffers", "front/container_values",
-           "generate/scalar_loops"),
-    ("front/recursion", "front/container_values", "front/normalize", "front/idioms", "front/constants", "front/inline",
-     "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
+    _ANY, ("front/resolve", "front/resolve_values", "front/normalize", "front/idioms",
+           "front/constants", "front/container_arguments", "front/container_buffers",
+           "front/container_values", "generate/scalar_loops"),
+    ("front/recursion", "front/container_values", "front/normalize", "front/idioms",
+     "front/constants", "front/inline", "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
      "generate/blocks", "generate/checkpoint", "generate/forward", "generate/recompute",
      "generate/saves", "generate/scalar_loops", "template", "pipeline"))
@@ -96,7 +96,8 @@ LOOP_ITER = Fact(
 FIELD = Fact(
     "field", "an attribute or subscript reading a field of a dict, NamedTuple or dataclass"
     " (containers read it; False once reported)", (bool,),
-    ("front/resolve", "front/container_values"), ("front/container_arguments",), default=False)
+    ("front/resolve", "front/resolve_values", "front/container_values"),
+    ("front/container_arguments",), default=False)
 PATH = Fact(
     "path", "a parameter made from a container's leaf: its path for messages (`params['W1']`)",
     (str,), ("front/container_arguments",), ("analysis/clogs",))
@@ -132,6 +133,11 @@ EFFECT = Fact(
     "effect", "a `print(...)`, `raise ...` or bare call of a function of the user's, held as"
     " an assignment to a name nothing reads until the sweeps are built: \"print\", \"raise\""
     " or \"call\"", (str,), ("front/normalize",), ("generate/effects",))
+DRAW = Fact(
+    "draw", "a call drawing random numbers (numpy.random, a method of a RandomState or"
+    " Generator): run once, in the forward sweep; its arguments carry no gradient", (bool,),
+    ("front/resolve", "front/resolve_values", "front/normalize"),
+    ("front/normalize", "generate/blocks", "generate/forward", "pipeline"), default=False)
 CHECKPOINT = Fact(
     "checkpoint", "a checkpointed loop: how many trips between snapshots", _ANY,
     ("front/normalize",), ("generate/checkpoint",))

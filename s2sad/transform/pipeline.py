@@ -312,6 +312,8 @@ def _code_digest(func):
 
 def _adjoint(func, positions, kinds, tidy, check_nan, quiet=False):
     source, callees, externals, owners = _prepare(func, kinds)
+    if quiet:  # a callee's adjoint runs its forward sweep again: it would draw again
+        _refuse_draws(source, func)
     params = [a.id for a in resolve.parameters(source.tree.args)]
     wrt = [params[i] for i in positions]
     namer = Namer(_all_names(source.tree) | RESERVED)
@@ -430,6 +432,18 @@ def _loops_over_displays(tree):
                for n in nodes.walk(tree))
 
 
+def _refuse_draws(source, func):
+    draws = [n for n in nodes.walk(source.tree) if isinstance(n, gast.Call) and
+             facts.DRAW.of(n)]
+    if draws:
+        raise UnsupportedError([Diagnostic(
+            source.loc(draws[0]), f"'{func.__name__}' draws random numbers, and a function "
+            "being differentiated calls it", why="the gradient of a call runs the function's "
+            "forward sweep again, which would draw other samples (and advance the generator "
+            "twice)", fix=f"draw the samples in the function you differentiate and pass them "
+            f"to '{func.__name__}' as an argument")])
+
+
 def _python_only(source, bindings):
     """The library functions this code (or a callee) calls whose rules are declared
     `numba=False`, and f-strings (which Numba formats differently): the whole gradient then
@@ -441,6 +455,8 @@ def _python_only(source, bindings):
             found.append(".".join(nodes.dotted_parts(node.func) or ["?"]))
         if isinstance(node, gast.JoinedStr):  # Numba formats floats as "<object type:...>"
             found.append("f-strings")
+        if facts.DRAW.of(node):  # (Numba's generator is not the one the function draws from)
+            found.append("numpy.random draws")
     for _, generated in bindings:
         found += generated.python_only
     return tuple(sorted(set(found)))

@@ -347,3 +347,16 @@ def bind_positional(call):
             raise TypeError("*args/**kwargs parameters")
         args.append(as_node(bound.arguments[parameter.name]))
     return args
+
+
+def draw_problem(call):
+    """(message, why, fix) for a random draw whose arguments carry a gradient
+    (`rng.normal(mu, sigma)` with mu a parameter)."""
+    name = operation_name(call)
+    return (f"{name} draws random numbers from parameters being differentiated",
+            "a sample's derivative w.r.t. the parameters of its distribution is not defined by "
+            "the draw; s2sad differentiates samples written as a function of fixed noise",
+            "reparameterise: draw the noise from fixed parameters and transform it, e.g. "
+            "mu + sigma * rng.standard_normal(shape) instead of rng.normal(mu, sigma, shape), "
+            "or low + (high - low) * rng.random(shape) instead of rng.uniform(low, high, "
+            "shape); a discrete choice depending on parameters has no gradient")

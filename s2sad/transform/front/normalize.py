@@ -143,7 +143,7 @@ class _Normalizer:
         if isinstance(node, gast.Expr):
             call = node.value
             kind = "print" if nodes.dotted_parts(call.func) == ["print"] else "call"
-            if kind == "call" and not facts.USER.of(call):
+            if kind == "call" and not facts.USER.of(call) and not facts.DRAW.of(call):
                 raise UnsupportedError([Diagnostic(
                     self.source.loc(node), "a bare call of a function that is not yours is not "
                     "supported", why="its result is discarded; if it changes an array in "
@@ -375,6 +375,7 @@ class _Normalizer:
                              [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords])
             facts.REF.put(call, facts.REF.of(node))
             facts.USER.put(call, facts.USER.of(node))
+            facts.DRAW.put(call, facts.DRAW.of(node))
             return gast.copy_location(call, node)
         if isinstance(node, gast.Attribute):
             return gast.Attribute(self.atom(node.value), node.attr, gast.Load())

@@ -33,6 +33,8 @@ from s2sad.templates.methods import METHODS
 
 from .. import facts, nodes
 from . import container_values, parse, recursion, unresolved
+from . import resolve_values
+from .resolve_values import is_draw, is_function_value, is_record_constant
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}
@@ -95,7 +97,7 @@ def _lookup(module, name):
     return getattr(importlib.import_module(module), name)
 
 
-class _Resolver(nodes.Transformer):
+class _Resolver(resolve_values.Values, nodes.Transformer):
     def __init__(self, source):
         self.source = source
         self.locals = local_names(source.tree)
@@ -175,6 +177,8 @@ class _Resolver(nodes.Transformer):
                         why="it is a module or a value, and calling it fails",
                         fix="call the function it contains, e.g. numpy.sin(x)")
             return node
+        if is_draw(found):  # numpy.random.randn(...), RS.normal(...) of a module generator
+            return self._draw(node, chain, found)
         made = getattr(found, "differentiable_function", None)
         if callable(made) and type(found).__module__.startswith("s2sad."):
             found = made()  # s2sad.grad(f) called inside: f's derivative, a generated function
@@ -203,45 +207,6 @@ class _Resolver(nodes.Transformer):
         else:
             self.report(node.func, *unresolved.uncallable(chain, found))
         return node
-
-    def _global_item(self, node):
-        """(names for the emitted name, the value) of `G[0][1]`, constant subscripts of a
-        global list, tuple or dict (function_sequences.py writes them); else None."""
-        keys = []
-        while isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
-            keys.insert(0, node.slice.value)
-            node = node.value
-        if not keys or not isinstance(node, gast.Name) or node.id in self.locals or \
-                node.id not in self.namespace:
-            return None
-        value = self.namespace[node.id]
-        for key in keys:
-            try:
-                value = value[key]
-            except (TypeError, KeyError, IndexError):
-                return None
-        return [node.id] + [container_values.identifier(k) for k in keys], value
-
-    def _function_value(self, node):
-        """A function passed to another (`layer(x, W, np.tanh)`, `layer(x, W, act)` with `act`
-        given a function): a constant holding the function, on which the callee is specialised
-        (container_arguments.py); None for any other argument."""
-        chain = nodes.dotted_parts(node)
-        if chain is None:
-            return None
-        if len(chain) == 1 and chain[0] in self.functions:
-            found = self.functions[chain[0]]
-        elif chain[0] in self.locals or chain[0] not in self.namespace:
-            return None
-        else:
-            found = self.namespace[chain[0]]
-            for attribute in chain[1:]:
-                found = getattr(found, attribute, _MISSING)
-        if not is_function_value(found):
-            return None
-        constant = gast.copy_location(gast.Constant(parse.named(found), None), node)
-        facts.REF.put(constant, parse.named(found))
-        return constant
 
     def _importable(self, chain, found):
         """(module, attribute path) from which generated code can import the callable `found`
@@ -284,10 +249,12 @@ class _Resolver(nodes.Transformer):
         if own is not None:
             return self._user_call(node, [receiver.id, name], own, [receiver, *node.args])
         method = METHODS.get(name)
+        if name in unresolved.RANDOM_METHODS and isinstance(receiver, gast.Name) and \
+                (method is None or method.attribute):
+            node.func.value = receiver  # `rng.normal(...)`: a generator given as an argument
+            facts.DRAW.put(node, True)
+            return node
         if method is None or method.attribute:
-            if name in unresolved.RANDOM_METHODS:
-                self.diagnostics.append(unresolved.random_draw(self.source.loc(node.func), name))
-                return node
             self.report(node.func, f"the array method `.{name}(...)` is not supported",
                         why="s2sad knows the methods listed in docs/coverage.md",
                         fix=unresolved.method_fix(name) + ", or register the method in "
@@ -297,52 +264,6 @@ class _Resolver(nodes.Transformer):
         if method.pack and len(args) > 1:
             args = [gast.Tuple(args, gast.Load())]
         return self._as_function(method, [receiver, *args], node.keywords, node)
-
-    def _own_method(self, receiver, name):
-        """The plain function `receiver.name` runs, when receiver is a parameter given an
-        object of a class with that method (not a static or class method), else None."""
-        cls = self.classes.get(receiver.id) if isinstance(receiver, gast.Name) else None
-        found = inspect.getattr_static(cls, name, None) if cls is not None else None
-        return found if isinstance(found, types.FunctionType) else None
-
-    def _own_property(self, receiver, name):
-        """The getter `receiver.name` runs when it reads a property of a class of the user's
-        (`self.ndim` -> `Problem.ndim.fget(self)`), else None."""
-        cls = self.classes.get(receiver.id) if isinstance(receiver, gast.Name) else None
-        return _getter(cls, name) if cls is not None else None
-
-    def _record_prefix(self, chain):
-        """How many names of `chain` lead to a module-level object held as a record (`model`
-        in `model.W`, `pkg.model` in `pkg.model.W`), or 0."""
-        value = self.namespace.get(chain[0], _MISSING)
-        if chain[0] in self.locals:
-            return 0
-        for depth in range(1, len(chain)):
-            if is_record_constant(value):
-                return depth
-            if not isinstance(value, types.ModuleType):
-                return 0
-            value = getattr(value, chain[depth], _MISSING)
-        return 0
-
-    def _record_read(self, like, chain, held):
-        """`chain` (whose first `held` names lead to a module record) as a read of the record's
-        fields, a property's getter called where the chain reads one; and the value it reads
-        now."""
-        value = self.namespace[chain[0]]
-        for name in chain[1:held]:
-            value = getattr(value, name)
-        node = gast.copy_location(nodes.name("_".join(chain[:held])), like)
-        for name in chain[held:]:
-            getter = _getter(type(value), name)
-            if getter is not None:
-                node = self._user_call(like, ["_".join(chain[:held]), name], getter, [node])
-            else:
-                node = gast.copy_location(gast.Attribute(node, name, gast.Load()), like)
-                facts.FIELD.put(node, True)  # a field of the record (containers.py reads it)
-            value = getattr(value, name, None)
-        return node, value
-
 
     def _user_call(self, node, chain, function, args):
         """`node` as a call of the user's function `function` with `args`."""
@@ -476,19 +397,6 @@ def is_constant_array(value):
     return isinstance(value, numpy.ndarray) and value.dtype.kind in "biuf"
 
 
-def is_record_constant(value):
-    """A module-level object of a class of the user's, or a dataclass instance: generated code
-    takes its fields as inputs, and its methods are called with it (constants.py)."""
-    return container_values.is_record(value)
-
-
-def _getter(cls, name):
-    """The getter of the property `name` of `cls`, if it is a Python function, else None."""
-    found = inspect.getattr_static(cls, name, None)
-    getter = getattr(found, "fget", None) if isinstance(found, property) else None
-    return getter if isinstance(getter, types.FunctionType) else None
-
-
 def is_constant_container(value):
     """A module-level tuple, list or dict (str keys) of numeric arrays and numbers, nested:
     generated code takes its leaves as inputs (constants.py)."""
@@ -570,12 +478,6 @@ def _pass_function_defaults(call, func):
             constant = gast.copy_location(gast.Constant(parse.named(value), None), call)
             facts.REF.put(constant, parse.named(value))
             call.keywords.append(gast.keyword(name, constant))
-
-
-def is_function_value(value):
-    """A function that may be passed as a value: a Python function (a `def`, a lambda), a
-    builtin or a NumPy ufunc."""
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, numpy.ufunc))
 
 
 def is_user_function(obj):

@@ -266,6 +266,9 @@ class Blocks:
         self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
 
     def _missing_rule(self, statement, value, rule):
+        if facts.DRAW.of(value):
+            self._problem(statement, *template.draw_problem(value))
+            return
         name = template.operation_name(value)
         if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
             try:  # as the user spells it (`sp.gammaln`), not the generated name (`sp_gammaln`)

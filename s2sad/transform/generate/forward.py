@@ -300,6 +300,8 @@ class _Forward:
         return []
 
     def _missing(self, statement, value, primal, rule):
+        if facts.DRAW.of(value):
+            return self._problem(statement, *template.draw_problem(value))
         name = template.operation_name(value)
         if rule is not None and rule.kind == "not_implemented":
             why = f"the derivative of {name} is not implemented yet" + \
