@@ -78,6 +78,7 @@ class Rule:
 
 
 REGISTRY = {}
+CALLED_AS = {}  # rt helper named by a rule's call_as -> its primal, whose rules it has
 CHANGES = [0]  # bumped on every registration, so transformations made before it are redone
 
 
@@ -116,6 +117,8 @@ def adjoint(*primals, broadcasting=False, numba=True, checks=(), domain=(-2.0, 2
             REGISTRY[_key(primal)] = Rule(primal, "adjoint", template, broadcasting,
                                           numba=numba, checks=tuple(checks),
                                           domain=tuple(domain), call_as=call_as)
+        if call_as is not None:  # generated code read again (second order) calls the helper
+            CALLED_AS[call_as] = primals[0]
         return template
     return register
 
@@ -177,7 +180,9 @@ def tangent_for(primal):
     except TypeError:
         return None
     if found is None and load_library_rules():
-        return TANGENTS.get(primal)
+        found = TANGENTS.get(primal)
+    if found is None and primal in CALLED_AS:
+        return TANGENTS.get(CALLED_AS[primal])
     return found
 
 
@@ -187,7 +192,11 @@ _ELEMENTWISE_OPERATORS = {"add", "sub", "mul", "truediv", "pow", "mod", "neg", "
 def elementwise(primal):
     """Whether `primal` acts element by element (with broadcasting), so that its tangent can
     be derived from its adjoint template: plain NumPy ufuncs, `math` functions, arithmetic
-    operators, and builtins abs and pow."""
+    operators, and builtins abs and pow; and the rt helpers called in their place."""
+    try:
+        primal = CALLED_AS.get(primal, primal)
+    except TypeError:
+        return False
     if isinstance(primal, numpy.ufunc):
         return primal.signature is None  # not a generalized ufunc such as matmul
     module = getattr(primal, "__module__", None)
@@ -205,7 +214,9 @@ def rule_for(primal):
     except TypeError:  # unhashable objects have no rule
         return None
     if found is None and load_library_rules():
-        return REGISTRY.get(primal)
+        found = REGISTRY.get(primal)
+    if found is None and primal in CALLED_AS:
+        return REGISTRY.get(CALLED_AS[primal])
     return found
 
 
