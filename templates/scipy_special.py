@@ -49,6 +49,11 @@ def polygamma(z, n, x):
     d[x] = d[z] * rt.polygamma(n + 1, x)
 
 
+@tangent(special.polygamma)   # a Python function, not a ufunc: its tangent is written out
+def polygamma_tangent(z, n, x):
+    d[z] = d[x] * rt.polygamma(n + 1, x)
+
+
 @adjoint(special.betaln, broadcasting=True, call_as=rt.betaln, domain=(0.3, 6.0))
 def betaln(z, a, b):
     d[a] = d[z] * (rt.digamma(a) - rt.digamma(a + b))
