@@ -1,9 +1,9 @@
-"""scipy.special: the log-sum-exp family, the gamma and error functions and their inverses,
+"""scipy.special: the gamma and error functions and their inverses, the logistic function,
 entropies, and the modified Bessel functions I0 and I1.
 
 Numba cannot call scipy.special, so each rule names the `rt` helper generated code calls in the
 function's place (`call_as`, templates/__init__.py): s2sad's own code where Numba compiles it,
-scipy itself as Python (s2sad/runtime/special_scipy.py, special_axis.py). Loaded when
+scipy itself as Python (s2sad/runtime/special_scipy.py). Loaded when
 scipy.special is imported (registry.library_rules). Elementwise functions (scipy's ufuncs) get
 the default checks, over the rule's domain, and a tangent derived from the adjoint.
 """
