@@ -57,7 +57,8 @@ This package is data for the engine: it imports nothing of the engine.
 """
 from .registry import (REGISTRY, RESULTS, TANGENTS, Check, Rule, adjoint, check, d, elementwise,
                        generation, library_rules, load_library_rules, nondifferentiable,
-                       not_implemented, rule_for, spd, square, tangent, tangent_for)
+                       not_implemented, rule_for, spd, square, tangent, tangent_for,
+                       user_generation)
 
 # The built-in rules register themselves on import.
 from . import math_rules, methods, numpy_linalg, numpy_reductions, numpy_rules  # noqa: E402,F401
@@ -69,4 +70,4 @@ library_rules("scipy.special", "scipy_special")
 __all__ = ["REGISTRY", "RESULTS", "TANGENTS", "Check", "Rule", "adjoint", "check", "d",
            "elementwise", "generation", "library_rules", "load_library_rules",
            "nondifferentiable", "not_implemented", "rule_for", "spd", "square", "tangent",
-           "tangent_for"]
+           "tangent_for", "user_generation"]

@@ -87,6 +87,12 @@ def generation():
     return CHANGES[0]
 
 
+def user_generation():
+    """generation(), less the registrations of built-in library rules loaded on demand
+    (load_library_rules): it changes only when a user registers a rule."""
+    return CHANGES[0] - _LIBRARY_CHANGES[0]
+
+
 def _key(primal):
     CHANGES[0] += 1
     try:
@@ -227,6 +233,7 @@ def rule_for(primal):
 # they load once a differentiated function could call it: when the library is imported by the
 # time a rule is looked up or registered, or when every rule is listed (registered(), coverage).
 _pending = {}
+_LIBRARY_CHANGES = [0]   # what loading them added to CHANGES
 
 
 def library_rules(library, module):
@@ -242,5 +249,7 @@ def load_library_rules(everything=False):
     due = [library for library in _pending if everything or library in sys.modules]
     for library in due:
         module = _pending.pop(library)  # first: importing it registers rules, which calls here
+        before = CHANGES[0]
         importlib.import_module(f".{module}", __package__)
+        _LIBRARY_CHANGES[0] += CHANGES[0] - before
     return bool(due)
