@@ -41,6 +41,12 @@ A template argument may be a sequence (`numpy.concatenate(arrays)`, `*operands`)
 gives a tuple, one contribution per element. A result may be a tuple (`numpy.linalg.slogdet`):
 `d[z]` is then a tuple of the elements' adjoints.
 
+A library function Numba cannot call (scipy.special's) is given `call_as=rt.helper` (an `rt`
+helper with the same parameters): generated code binds the name it calls to the helper
+(`sp_gammaln = rt.gammaln`), which Numba compiles as s2sad's own code and Python may run as the
+library function itself. Such a library's rules are in a module of their own, loaded when the
+library is imported (`library_rules`, below; `load_library_rules`).
+
 Every rule is verified from this registry (`s2sad.tools.verify`): each `check(...)` names a
 call and the shapes of its float inputs; elementwise ufuncs and `math` functions get default
 checks. A rule whose generated code Numba cannot compile says `numba=False`, and gradients that
@@ -50,13 +56,18 @@ onto these functions in `methods.py`.
 This package is data for the engine: it imports nothing of the engine.
 """
 from .registry import (REGISTRY, RESULTS, TANGENTS, Check, Rule, adjoint, check, d, elementwise,
-                       generation, nondifferentiable, not_implemented, rule_for, spd, square,
-                       tangent, tangent_for)
+                       generation, library_rules, load_library_rules, nondifferentiable,
+                       not_implemented, rule_for, spd, square, tangent, tangent_for,
+                       user_generation)
 
 # The built-in rules register themselves on import.
 from . import math_rules, methods, numpy_linalg, numpy_reductions, numpy_rules  # noqa: E402,F401
 from . import numpy_shape, operators, runtime  # noqa: E402,F401
 
+# Rules for other libraries, loaded once the library is imported (a user's rules still win).
+library_rules("scipy.special", "scipy_special")
+
 __all__ = ["REGISTRY", "RESULTS", "TANGENTS", "Check", "Rule", "adjoint", "check", "d",
-           "elementwise", "generation", "nondifferentiable", "not_implemented", "rule_for", "spd",
-           "square", "tangent", "tangent_for"]
+           "elementwise", "generation", "library_rules", "load_library_rules",
+           "nondifferentiable", "not_implemented", "rule_for", "spd", "square", "tangent",
+           "tangent_for", "user_generation"]

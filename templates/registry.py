@@ -3,7 +3,9 @@
 (`rule_for`, `tangent_for`, `elementwise`, `generation`). See the package docstring.
 """
 import dataclasses
+import importlib
 import inspect
+import sys
 
 import numpy
 
@@ -64,6 +66,7 @@ class Rule:
     checks: tuple = ()             # Check cases; elementwise and math rules have defaults
     domain: tuple = (-2.0, 2.0)    # where default and shape-only checks draw inputs
     result: str = ""               # for "nondifferentiable": what its result is (RESULTS)
+    call_as: object = None         # the rt helper generated code calls in the primal's place
 
     @property
     def origin(self):
@@ -75,12 +78,19 @@ class Rule:
 
 
 REGISTRY = {}
+CALLED_AS = {}  # rt helper named by a rule's call_as -> its primal, whose rules it has
 CHANGES = [0]  # bumped on every registration, so transformations made before it are redone
 
 
 def generation():
     """A number that changes whenever a rule is registered."""
     return CHANGES[0]
+
+
+def user_generation():
+    """generation(), less the registrations of built-in library rules loaded on demand
+    (load_library_rules): it changes only when a user registers a rule."""
+    return CHANGES[0] - _LIBRARY_CHANGES[0]
 
 
 def _key(primal):
@@ -92,14 +102,19 @@ def _key(primal):
     return primal
 
 
-def adjoint(*primals, broadcasting=False, numba=True, checks=(), domain=(-2.0, 2.0)):
+def adjoint(*primals, broadcasting=False, numba=True, checks=(), domain=(-2.0, 2.0),
+            call_as=None):
     """Register the decorated function as the derivative template of each primal.
 
     broadcasting: sum each contribution back to its argument's shape. numba: False when Numba
     cannot compile the primal call or the template (gradients then run as Python, with a
-    warning). checks: Check cases verifying the rule; domain: where inputs are drawn."""
+    warning). checks: Check cases verifying the rule; domain: where inputs are drawn.
+    call_as: an `rt` helper with the primal's parameters that generated code calls in the
+    primal's place (for a library function Numba cannot call, e.g. `scipy.special.gammaln`:
+    the helper is s2sad's own, which Numba compiles, and as Python may call the primal)."""
     if not primals:
         raise TypeError("adjoint() needs the function(s) the template differentiates")
+    load_library_rules()  # the built-in rules of an imported library first: a user's win
 
     def register(template):
         if not inspect.isfunction(template):
@@ -107,7 +122,9 @@ def adjoint(*primals, broadcasting=False, numba=True, checks=(), domain=(-2.0, 2
         for primal in primals:
             REGISTRY[_key(primal)] = Rule(primal, "adjoint", template, broadcasting,
                                           numba=numba, checks=tuple(checks),
-                                          domain=tuple(domain))
+                                          domain=tuple(domain), call_as=call_as)
+        if call_as is not None:  # generated code read again (second order) calls the helper
+            CALLED_AS[call_as] = primals[0]
         return template
     return register
 
@@ -129,12 +146,14 @@ def nondifferentiable(*primals, numba=True, result="cut"):
     `result`: one of RESULTS, what the result is (it decides which uses s2sad reports)."""
     if result not in RESULTS:
         raise ValueError(f"result={result!r}: expected one of {', '.join(RESULTS)}")
+    load_library_rules()
     for primal in primals:
         REGISTRY[_key(primal)] = Rule(primal, "nondifferentiable", numba=numba, result=result)
 
 
 def not_implemented(*primals, note=""):
     """Declare known gaps, so the error can say so."""
+    load_library_rules()
     for primal in primals:
         REGISTRY[_key(primal)] = Rule(primal, "not_implemented", note=note)
 
@@ -149,6 +168,7 @@ def tangent(*primals):
     second derivatives), so use functions that have adjoint rules."""
     if not primals:
         raise TypeError("tangent() needs the function(s) the template differentiates")
+    load_library_rules()
 
     def register(template):
         if not inspect.isfunction(template):
@@ -162,9 +182,14 @@ def tangent(*primals):
 def tangent_for(primal):
     """The registered tangent template for `primal`, or None."""
     try:
-        return TANGENTS.get(primal)
+        found = TANGENTS.get(primal)
     except TypeError:
         return None
+    if found is None and load_library_rules():
+        found = TANGENTS.get(primal)
+    if found is None and primal in CALLED_AS:
+        return TANGENTS.get(CALLED_AS[primal])
+    return found
 
 
 _ELEMENTWISE_OPERATORS = {"add", "sub", "mul", "truediv", "pow", "mod", "neg", "pos"}
@@ -173,7 +198,11 @@ _ELEMENTWISE_OPERATORS = {"add", "sub", "mul", "truediv", "pow", "mod", "neg", "
 def elementwise(primal):
     """Whether `primal` acts element by element (with broadcasting), so that its tangent can
     be derived from its adjoint template: plain NumPy ufuncs, `math` functions, arithmetic
-    operators, and builtins abs and pow."""
+    operators, and builtins abs and pow; and the rt helpers called in their place."""
+    try:
+        primal = CALLED_AS.get(primal, primal)
+    except TypeError:
+        return False
     if isinstance(primal, numpy.ufunc):
         return primal.signature is None  # not a generalized ufunc such as matmul
     module = getattr(primal, "__module__", None)
@@ -187,6 +216,40 @@ def elementwise(primal):
 def rule_for(primal):
     """The registered Rule for `primal`, or None."""
     try:
-        return REGISTRY.get(primal)
+        found = REGISTRY.get(primal)
     except TypeError:  # unhashable objects have no rule
         return None
+    if found is None and load_library_rules():
+        found = REGISTRY.get(primal)
+    if found is None and primal in CALLED_AS:
+        return REGISTRY.get(CALLED_AS[primal])
+    return found
+
+
+# ---- rules for other libraries, loaded when the library is -------------------------------------
+
+# {library module: the module of templates/ with s2sad's rules for it} (templates/__init__.py
+# names them). Importing the rules imports the library (scipy.special: a tenth of a second), so
+# they load once a differentiated function could call it: when the library is imported by the
+# time a rule is looked up or registered, or when every rule is listed (registered(), coverage).
+_pending = {}
+_LIBRARY_CHANGES = [0]   # what loading them added to CHANGES
+
+
+def library_rules(library, module):
+    """Load the rules of templates/`module` once `library` is imported (load_library_rules)."""
+    _pending[library] = module
+
+
+def load_library_rules(everything=False):
+    """Import the rule modules of the libraries already imported (of every library with
+    `everything`); whether any was imported now."""
+    if not _pending:
+        return False
+    due = [library for library in _pending if everything or library in sys.modules]
+    for library in due:
+        module = _pending.pop(library)  # first: importing it registers rules, which calls here
+        before = CHANGES[0]
+        importlib.import_module(f".{module}", __package__)
+        _LIBRARY_CHANGES[0] += CHANGES[0] - before
+    return bool(due)

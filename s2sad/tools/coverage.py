@@ -27,11 +27,13 @@ DOC = os.path.join(CHECKOUT, "docs", "coverage.md")
 SECTIONS = {"math_rules": "`math` and builtins", "operators": "Operators",
             "numpy_rules": "NumPy elementwise", "numpy_reductions": "Reductions and scans",
             "numpy_linalg": "Linear algebra", "numpy_shape": "Shape and indexing",
+            "scipy_special": "scipy.special (compiled as s2sad's own helpers)",
             "runtime": "s2sad's runtime helpers (differentiated again for second derivatives)"}
 
 
 def table():
     """The whole document, as text."""
+    templates.load_library_rules(everything=True)
     rules = [r for r in templates.REGISTRY.values() if r.kind == "adjoint"]
     methods = [m for m in METHODS.values() if _has_template(m.function)]
     lines = ["# Derivative rules: coverage", "",

@@ -30,7 +30,9 @@ OPERATORS = {operator.add: "{0} + {1}", operator.sub: "{0} - {1}", operator.mul:
              operator.floordiv: "{0} // {1}", operator.neg: "-{0}", operator.pos: "+{0}",
              operator.lt: "{0} < {1}", operator.le: "{0} <= {1}", operator.gt: "{0} > {1}",
              operator.ge: "{0} >= {1}", operator.eq: "{0} == {1}", operator.ne: "{0} != {1}"}
-HEADER = "import math\nimport numpy\nfrom s2sad.runtime import rt\n"  # what a check's code may name
+# what a check's code may name
+HEADER = "import math\nimport numpy\nimport scipy.special\nfrom s2sad.runtime import rt\n"
+LIBRARIES = ("scipy.special",)  # modules whose functions checks call as `module.name(...)`
 ELEMENTWISE_SHAPES = {1: [((),), ((4,),), ((2, 3),)],
                       2: [((), ()), ((2, 3), (2, 3)), ((2, 3), (3,)), ((), (3,)), ((3, 1), (1, 2))]}
 
@@ -58,7 +60,17 @@ def label(primal):
         return f"x.{primal.name}" if primal.attribute else f"x.{primal.name}()"
     if primal in OPERATORS:
         return OPERATORS[primal].format("x", "y").replace(" ", "")
-    return canonical_name(primal) or getattr(primal, "__qualname__", repr(primal))
+    return canonical_name(primal) or library_name(primal) or \
+        getattr(primal, "__qualname__", repr(primal))
+
+
+def library_name(primal):
+    """'scipy.special.gammaln': a function of one of LIBRARIES by its public name, or None."""
+    name = getattr(primal, "__name__", None)
+    for module in LIBRARIES:
+        if name and getattr(sys.modules.get(module), name, None) is primal:
+            return f"{module}.{name}"
+    return None
 
 
 def cases(primal):
@@ -101,7 +113,7 @@ def _spell(primal, names):
         if names is None:  # checks spell a call `{f}(x, y)`; the operator is infix
             return f"_{primal.__name__}_"
         return OPERATORS[primal].format(*names)
-    spelled = canonical_name(primal)
+    spelled = canonical_name(primal) or library_name(primal)
     if spelled is None:
         raise VerificationError(f"{primal!r} cannot be called from differentiated code")
     return spelled if names is None else f"{spelled}({', '.join(names)})"
@@ -192,7 +204,8 @@ def draw(case, rng):
 
 
 def _evaluate(case, inputs):
-    namespace = {"numpy": numpy, "math": math, "rt": rt}
+    import scipy.special
+    namespace = {"numpy": numpy, "math": math, "rt": rt, "scipy": scipy}
     namespace.update({name: value for (name, _), value in zip(case.inputs, inputs)})
     exec(statements(case), namespace)
     out = namespace["out"]
@@ -237,5 +250,6 @@ def registered():
     def differentiable(primal):
         rule = templates.rule_for(primal)
         return rule is not None and rule.kind == "adjoint"
+    templates.load_library_rules(everything=True)
     return [r for r in templates.REGISTRY if differentiable(r)] + \
         [m for m in METHODS.values() if differentiable(m.function)]

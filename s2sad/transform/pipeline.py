@@ -23,7 +23,7 @@ import gast
 
 from s2sad import templates
 from s2sad.errors import ArgumentError, Diagnostic, InternalError, S2sadError, UnsupportedError
-from s2sad.runtime import cache
+from s2sad.runtime import cache, rt
 from s2sad.version import __version__
 
 from . import facts
@@ -259,11 +259,22 @@ class External:
     digest: str = ""          # of its code: a changed function gives its callers new files
 
 
+@dataclasses.dataclass(frozen=True)
+class CalledAs:
+    """A library function whose rule names the `rt` helper generated code calls in its place
+    (`call_as=`, e.g. scipy.special.gammaln: `rt.gammaln`, which Numba compiles)."""
+    helper: str               # its name in rt
+    spelled: str              # the function's own name, for the comment
+    python_only: tuple = ()
+    clogs: tuple = ()
+
+
 def _external_bindings(externals, function=None):
     """Bindings for the functions with user rules that the code calls, and for the functions
-    their templates call in `function` (the generated FunctionDef): a generated primal copy
-    when s2sad can read the function (Numba then compiles it), else an import (Numba calls
-    a numba.njit function; anything else makes the code run as Python)."""
+    their templates call in `function` (the generated FunctionDef): the rt helper a rule names
+    for it (`call_as`), a generated primal copy when s2sad can read the function (Numba then
+    compiles it), else an import (Numba calls a numba.njit function; anything else makes the
+    code run as Python)."""
     wanted = dict(externals)
     if function is not None:
         for node in nodes.walk(function):
@@ -271,6 +282,10 @@ def _external_bindings(externals, function=None):
                 wanted.setdefault(node.id, (facts.EXTERNAL.of(node), None))
     out = []
     for name, (func, location) in wanted.items():
+        rule = templates.rule_for(func)
+        if rule is not None and rule.call_as is not None:
+            out.append((name, _called_as(rule.call_as, func, location)))
+            continue
         if resolve.is_user_function(func):
             try:
                 out.append((name, primal(func)))
@@ -282,6 +297,13 @@ def _external_bindings(externals, function=None):
         out.append((name, External(module, path, () if jitted else (f"{module}.{path}",), (),
                                    _code_digest(func))))
     return out
+
+
+def _called_as(helper, func, location):
+    if getattr(rt, helper.__name__, None) is not helper:
+        raise InternalError(f"call_as={helper!r} (the rule of {func!r}) is not a helper of rt")
+    module, path = location or _importable(func)
+    return CalledAs(helper.__name__, f"{module}.{path}")
 
 
 def _importable(func):
@@ -472,6 +494,8 @@ def _module_text(source, what, bindings, function, python_only):
                    "(docs/coverage.md).\n")
     header += "import math\nimport numpy\nfrom s2sad.runtime import rt\n"
     links = "".join(
+        f"{name} = rt.{generated.helper}  # {generated.spelled}, as s2sad's own code\n"
+        if isinstance(generated, CalledAs) else
         f"{name} = rt.external({generated.module!r}, {generated.qualname!r})"
         f"{f'  # code sha256: {generated.digest}' if generated.digest else ''}\n"
         if isinstance(generated, External) else

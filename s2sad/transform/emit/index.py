@@ -41,7 +41,7 @@ ENV_SWITCH = "S2SAD_INDEX"
 FORMAT = 1                           # of the entries; bump when their fields change
 DIRECTORY = "index"                  # inside the cache directory
 _IMPORTED = time.time()              # s2sad's modules were read before this
-_BUILT_IN_RULES = templates.generation()  # what registering the built-in rules counted
+_BUILT_IN_RULES = templates.user_generation()  # what registering the built-in rules counted
 
 
 _ABSENT = object()
@@ -68,7 +68,7 @@ def key(func, what):
     mode, positions, kinds, options) from `func`, or None when the index must not be used."""
     if os.environ.get(ENV_SWITCH, "").strip().lower() in ("0", "false", "no", "off"):
         return None
-    if templates.generation() != _BUILT_IN_RULES:
+    if templates.user_generation() != _BUILT_IN_RULES:
         return None  # a user rule: the text depends on it, and it is not described here
     engine = _engine()
     if engine is None:

@@ -1,0 +1,194 @@
+"""scipy.special: the gamma and error functions and their inverses, the logistic function,
+entropies, and the modified Bessel functions I0 and I1.
+
+Numba cannot call scipy.special, so each rule names the `rt` helper generated code calls in the
+function's place (`call_as`, templates/__init__.py): s2sad's own code where Numba compiles it,
+scipy itself as Python (s2sad/runtime/special_scipy.py). Loaded when
+scipy.special is imported (registry.library_rules). Elementwise functions (scipy's ufuncs) get
+the default checks, over the rule's domain, and a tangent derived from the adjoint.
+"""
+import math
+
+import numpy
+from scipy import special
+
+from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
+
+from .operators import binary
+from .registry import adjoint, check, d, tangent
+
+# ---- gamma and its relatives ----------------------------------------------------------------
+
+
+@adjoint(special.gammaln, call_as=rt.gammaln, checks=[
+    check("{f}(x)", x=(), domain=(0.2, 8.0)), check("{f}(x)", x=(4,), domain=(0.2, 8.0)),
+    check("{f}(x)", x=(2, 3), domain=(-0.9, -0.1))])
+def gammaln(z, x):
+    d[x] = d[z] * rt.digamma(x)
+
+
+@adjoint(special.gamma, call_as=rt.gamma, checks=[
+    check("{f}(x)", x=(), domain=(0.2, 5.0)), check("{f}(x)", x=(4,), domain=(0.2, 5.0)),
+    check("{f}(x)", x=(2, 3), domain=(-1.9, -1.1))])
+def gamma(z, x):
+    d[x] = d[z] * z * rt.digamma(x)
+
+
+# digamma is psi: one object, one rule.
+@adjoint(special.digamma, call_as=rt.sp_digamma, checks=[
+    check("{f}(x)", x=(), domain=(0.2, 8.0)), check("{f}(x)", x=(4,), domain=(0.2, 8.0)),
+    check("{f}(x)", x=(2, 3), domain=(-0.9, -0.1))])
+def digamma(z, x):
+    d[x] = d[z] * rt.polygamma(1, x)
+
+
+@adjoint(special.polygamma, broadcasting=True, call_as=rt.sp_polygamma, checks=[
+    check("{f}(1, x)", x=(), domain=(0.2, 8.0)), check("{f}(2, x)", x=(4,), domain=(0.2, 8.0)),
+    check("{f}(3, x)", x=(2, 3), domain=(1.1, 1.9))])
+def polygamma(z, n, x):
+    d[x] = d[z] * rt.polygamma(n + 1, x)
+
+
+@tangent(special.polygamma)   # a Python function, not a ufunc: its tangent is written out
+def polygamma_tangent(z, n, x):
+    d[z] = d[x] * rt.polygamma(n + 1, x)
+
+
+@adjoint(special.betaln, broadcasting=True, call_as=rt.betaln, domain=(0.3, 6.0))
+def betaln(z, a, b):
+    d[a] = d[z] * (rt.digamma(a) - rt.digamma(a + b))
+    d[b] = d[z] * (rt.digamma(b) - rt.digamma(a + b))
+
+
+# multigammaln(a, d) = d(d-1)/4 log(pi) + sum_{j < d} gammaln(a - j/2), for a > (d - 1)/2 (the
+# template names d `dim`: `d` is the adjoint).
+@adjoint(special.multigammaln, call_as=rt.multigammaln, domain=(2.1, 6.0), checks=[
+    check("{f}(x, 3)", x=()), check("{f}(x, 1)", x=(4,)), check("{f}(x, 4)", x=(2, 3))])
+def multigammaln(z, a, dim):
+    d[a] = d[z] * rt.multipolygamma(0, a, dim)
+
+
+@tangent(special.multigammaln)
+def multigammaln_tangent(z, a, dim):
+    d[z] = d[a] * rt.multipolygamma(0, a, dim)
+
+
+# ---- the error function, the normal distribution ------------------------------------------------
+
+@adjoint(special.erf, call_as=rt.erf)
+def erf(z, x):
+    d[x] = d[z] * (2.0 / math.sqrt(math.pi)) * numpy.exp(-x * x)
+
+
+@adjoint(special.erfc, call_as=rt.erfc)
+def erfc(z, x):
+    d[x] = -d[z] * (2.0 / math.sqrt(math.pi)) * numpy.exp(-x * x)
+
+
+@adjoint(special.erfinv, call_as=rt.erfinv, domain=(-0.95, 0.95))
+def erfinv(z, x):
+    d[x] = d[z] * (0.5 * math.sqrt(math.pi)) * numpy.exp(z * z)
+
+
+@adjoint(special.ndtr, call_as=rt.ndtr, domain=(-4.0, 4.0))
+def ndtr(z, x):
+    d[x] = d[z] * numpy.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+# d/dx log Phi(x) = phi(x) / Phi(x) = exp(-x^2/2 - log Phi(x)) / sqrt(2 pi): no underflow far left.
+@adjoint(special.log_ndtr, call_as=rt.log_ndtr, domain=(-4.0, 4.0), checks=[
+    check("{f}(x)", x=()), check("{f}(x)", x=(4,)), check("{f}(x)", x=(2, 3)),
+    check("{f}(x)", x=(3,), domain=(-40.0, -20.0))])
+def log_ndtr(z, x):
+    d[x] = d[z] * numpy.exp(-0.5 * x * x - z) / math.sqrt(2.0 * math.pi)
+
+
+@adjoint(special.ndtri, call_as=rt.ndtri, domain=(0.02, 0.98))
+def ndtri(z, y):
+    d[y] = d[z] * math.sqrt(2.0 * math.pi) * numpy.exp(0.5 * z * z)
+
+
+# ---- the logistic function ------------------------------------------------------------------
+
+@adjoint(special.expit, call_as=rt.expit, domain=(-6.0, 6.0))
+def expit(z, x):
+    d[x] = d[z] * z * (1.0 - z)
+
+
+@adjoint(special.logit, call_as=rt.logit, domain=(0.05, 0.95))
+def logit(z, x):
+    d[x] = d[z] / (x * (1.0 - x))
+
+
+# d/dx log expit(x) = 1 - expit(x) = -expm1(log expit(x)): exact where expit(x) is near 1.
+@adjoint(special.log_expit, call_as=rt.log_expit, domain=(-6.0, 6.0))
+def log_expit(z, x):
+    d[x] = -d[z] * numpy.expm1(z)
+
+
+# ---- x log y and the entropies ----------------------------------------------------------------
+
+@adjoint(special.xlogy, broadcasting=True, call_as=rt.xlogy, domain=(0.2, 3.0), checks=binary(
+    check("{f}(x, 2.0)", x=(3,)), check("{f}(0.0, y)", y=(3,))))
+def xlogy(z, x, y):
+    d[x] = d[z] * numpy.log(y)
+    d[y] = d[z] * x / y
+
+
+@adjoint(special.xlog1py, broadcasting=True, call_as=rt.xlog1py, domain=(-0.5, 3.0))
+def xlog1py(z, x, y):
+    d[x] = d[z] * numpy.log1p(y)
+    d[y] = d[z] * x / (1.0 + y)
+
+
+@adjoint(special.entr, call_as=rt.entr, domain=(0.1, 3.0))
+def entr(z, x):
+    d[x] = -d[z] * (numpy.log(x) + 1.0)
+
+
+@adjoint(special.rel_entr, broadcasting=True, call_as=rt.rel_entr, domain=(0.1, 3.0))
+def rel_entr(z, x, y):
+    d[x] = d[z] * (numpy.log(x / y) + 1.0)
+    d[y] = -d[z] * x / y
+
+
+@adjoint(special.kl_div, broadcasting=True, call_as=rt.kl_div, domain=(0.1, 3.0))
+def kl_div(z, x, y):
+    d[x] = d[z] * numpy.log(x / y)
+    d[y] = d[z] * (1.0 - x / y)
+
+
+# ---- modified Bessel functions: I0' = I1, I1' = (I0 + I2) / 2 ---------------------------------
+
+@adjoint(special.i0, call_as=rt.i0, domain=(-4.0, 4.0))
+def i0(z, x):
+    d[x] = d[z] * rt.bessel_i(1, x)
+
+
+@adjoint(special.i1, call_as=rt.i1, domain=(-4.0, 4.0))
+def i1(z, x):
+    d[x] = d[z] * 0.5 * (rt.bessel_i(0, x) + rt.bessel_i(2, x))
+
+
+# ---- the helpers the derivatives above call (their second derivatives) -------------------------
+
+@adjoint(rt.bessel_i, checks=[check("{f}(0, x)", x=(4,)), check("{f}(1, x)", x=()),
+                              check("{f}(2, x)", x=(2, 3))])
+def bessel_i(z, n, x):
+    d[x] = d[z] * 0.5 * (rt.bessel_i(numpy.abs(n - 1), x) + rt.bessel_i(n + 1, x))
+
+
+@tangent(rt.bessel_i)
+def bessel_i_tangent(z, n, x):
+    d[z] = d[x] * 0.5 * (rt.bessel_i(numpy.abs(n - 1), x) + rt.bessel_i(n + 1, x))
+
+
+@adjoint(rt.multipolygamma, domain=(2.1, 6.0), checks=[
+    check("{f}(0, x, 3)", x=(4,)), check("{f}(1, x, 2)", x=())])
+def multipolygamma(z, n, a, dim):
+    d[a] = d[z] * rt.multipolygamma(n + 1, a, dim)
+
+
+@tangent(rt.multipolygamma)
+def multipolygamma_tangent(z, n, a, dim):
+    d[z] = d[a] * rt.multipolygamma(n + 1, a, dim)
