@@ -16,8 +16,10 @@ each (function, positions) is transformed once per process, and not at all when 
 generated files (emit/index.py) has what an earlier process generated for it.
 """
 import dataclasses
+import functools
 import os
 import sys
+import threading
 
 import gast
 
@@ -73,12 +75,27 @@ class Generated:
         return self.parsed
 
 
+# One transformation at a time in a process: threads asking for the same function wait for the
+# first one's result (the memo), and `_in_progress` holds only the transforming thread's keys,
+# so a function another thread is transforming is never taken for one calling itself.
+_LOCK = threading.RLock()
+
+
+def _serialised(entry):
+    @functools.wraps(entry)
+    def locked(*args, **kwargs):
+        with _LOCK:
+            return entry(*args, **kwargs)
+    return locked
+
+
 _done = {}             # (function, code, what, ...) -> Generated: the per-process memo
 _in_progress = set()
 _seen = set()          # (code, what) this process looked up in the index or transformed
 STATS = {"transformed": 0, "from index": 0}   # counts, for tests and measurements
 
 
+@_serialised
 def forget(functions):
     """Drop what was generated from any of `functions` (their globals or callees changed)."""
     ids = {id(f) for f in functions}
@@ -90,6 +107,7 @@ def forget(functions):
 NO_KINDS = (frozenset(), frozenset(), frozenset(), ())
 
 
+@_serialised
 def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False, quiet=False):
     """The generated adjoint of `func` w.r.t. the parameters at `positions` (a tuple of ints).
     `kinds`: (names of parameters known to be Python scalars, those known to be ints); what is
@@ -107,6 +125,7 @@ def adjoint(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False, quiet=F
     return _done[key]
 
 
+@_serialised
 def gradient(func, positions, kinds=NO_KINDS, tidy=True, check_nan=False):
     """`adjoint`, for a function that must return a scalar (checked where the source shows it)."""
     generated = adjoint(func, positions, kinds, tidy, check_nan)
@@ -130,6 +149,7 @@ def _tuple_return(generated):
                  and isinstance(n.value, gast.Tuple)), None)
 
 
+@_serialised
 def tangent(func, positions, kinds=NO_KINDS):
     """The generated tangent (forward-mode) function of `func` for tangents of the parameters at
     `positions`; `kinds` as for `adjoint`."""
@@ -141,6 +161,7 @@ def tangent(func, positions, kinds=NO_KINDS):
     return _done[key]
 
 
+@_serialised
 def primal(func):
     """A generated copy of `func` that generated code (and Numba) can call."""
     func = parse.named(func)
