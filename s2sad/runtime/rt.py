@@ -87,3 +87,5 @@ from .linalg_square import *  # noqa: E402,F401,F403
 from .shape import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .special import *  # noqa: E402,F401,F403
+from .numpy_more import *  # noqa: E402,F401,F403
+from .decompositions import *  # noqa: E402,F401,F403
