@@ -48,11 +48,16 @@ def least_squares(a, b):
 
 
 def signal_loss(x, k):
-    """A filtered signal, its statistics and its interpolation at fixed points."""
+    """A filtered signal, its autocorrelation and its interpolation at fixed points."""
     y = np.convolve(x, k, "same")
-    q = np.quantile(y, 0.75)
     grid = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
-    return np.trapezoid(y * y) + q + np.sum(np.interp(np.array([0.5, 2.2, 4.9]), grid, y))
+    return np.sum(np.correlate(y, y, "full") ** 2) + \
+        np.sum(np.interp(np.array([0.5, 2.2, 4.9]), grid, y))
+
+
+def statistics_loss(x, t):
+    """A quantile, an integral over sample points and a covariance."""
+    return np.quantile(x, 0.75) + np.trapezoid(x * x, t) + np.sum(np.cov(np.vstack((x, t))))
 
 
 def test_smoothness_penalty_jit_on_and_off():
@@ -84,6 +89,11 @@ def test_least_squares_fit_with_lstsq():
 def test_signal_pipeline_jit_on_and_off():
     x, k = RNG.normal(size=6), RNG.normal(size=3)
     check_gradient(signal_loss, (x, k), wrt=("x", "k"))
+
+
+def test_statistics():
+    x, t = RNG.normal(size=7), np.sort(RNG.uniform(0.0, 3.0, 7))
+    check_gradient(statistics_loss, (x, t), wrt=("x", "t"), jit=False)
 
 
 # ---- the array-API spellings run as Python, with one warning -----------------------------------
