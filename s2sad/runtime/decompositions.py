@@ -166,14 +166,18 @@ def _eigh_factor_tangent(t, a, UPLO="L", k=0):
 def eigh_factor_tangent(t, a, UPLO="L", k=0):
     """Tangent of eigh_factor(a, UPLO, k) along t: diag(v^T S v) for the eigenvalues,
     v (F * v^T S v) for the eigenvectors, S the symmetric matrix t stands for."""
-    if is_array(a, 2) and is_array(t, 2):
-        def matrix(t, a, UPLO="L", k=0):
+    if is_array(a, 2) and is_array(t, 2) and is_constant(k, 0):
+        def values(t, a, UPLO="L", k=0):
             w, v = _eigh(f64(a), UPLO)
             p = np.dot(np.dot(np.ascontiguousarray(v.T), hermitian_part(f64(t), UPLO)), v)
-            if k == 0:
-                return np.diag(p).copy()
+            return np.diag(p).copy()
+        return values
+    if is_array(a, 2) and is_array(t, 2) and is_constant(k, 1):
+        def vectors(t, a, UPLO="L", k=0):
+            w, v = _eigh(f64(a), UPLO)
+            p = np.dot(np.dot(np.ascontiguousarray(v.T), hermitian_part(f64(t), UPLO)), v)
             return np.dot(v, p * _gaps(w))
-        return matrix
+        return vectors
     return python_only(_eigh_factor_tangent)
 
 
