@@ -63,6 +63,7 @@ from .registry import (REGISTRY, RESULTS, TANGENTS, Check, Rule, adjoint, check,
 # The built-in rules register themselves on import.
 from . import math_rules, methods, numpy_linalg, numpy_reductions, numpy_rules  # noqa: E402,F401
 from . import numpy_shape, operators, runtime  # noqa: E402,F401
+from . import linalg_more, numpy_more  # noqa: E402,F401
 
 # Rules for other libraries, loaded once the library is imported (a user's rules still win).
 library_rules("scipy.special", "scipy_special")

@@ -74,3 +74,7 @@ method("any", numpy.any)
 method("all", numpy.all)
 method("nonzero", numpy.nonzero)
 method("item", rt.item)
+# real arrays only (s2sad has no complex numbers): the identity
+attribute("real", numpy.real, check("x.real", x=M))
+method("conj", numpy.conjugate, check("x.conj()", x=M))
+method("conjugate", numpy.conjugate, check("x.conjugate()", x=(4,)))

@@ -328,9 +328,6 @@ if NUMPY2:
 
 
 nondifferentiable(numpy.linalg.matrix_rank, result="discrete")  # an integer
-not_implemented(
-    numpy.linalg.eigh, numpy.linalg.eigvalsh, numpy.linalg.eig, numpy.linalg.eigvals,
-    numpy.linalg.svd, numpy.linalg.qr,
-    note="eigen-, singular value and QR decompositions have no derivative template yet")
-not_implemented(numpy.linalg.pinv, numpy.linalg.lstsq, numpy.linalg.matrix_power,
-                note="no derivative template yet")
+not_implemented(numpy.linalg.eig, numpy.linalg.eigvals,
+                note="general (non-symmetric) eigenproblems have complex results; "
+                     "numpy.linalg.eigh and eigvalsh are differentiable (templates/linalg_more.py)")

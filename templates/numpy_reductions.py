@@ -334,5 +334,5 @@ not_implemented(numpy.nanprod, numpy.nanvar, numpy.nanstd, numpy.nancumsum, nump
                 numpy.nanmedian,
                 note="write it with numpy.where(numpy.isnan(x), <neutral value>, x) and the "
                      "plain reduction")
-not_implemented(numpy.quantile, numpy.percentile, numpy.nanquantile, numpy.nanpercentile,
-                note="numpy.median is differentiable; other quantiles are not yet")
+not_implemented(numpy.nanquantile, numpy.nanpercentile,
+                note="write it with numpy.quantile of the values that are not NaN")

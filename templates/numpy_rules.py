@@ -323,6 +323,4 @@ nondifferentiable(rt.stop_gradient, result="stop")  # s2sad.stop_gradient(x): in
 # ---- known gaps -----------------------------------------------------------------------------
 
 not_implemented(numpy.fft.fft, numpy.fft.ifft, numpy.fft.rfft, note="complex results")
-not_implemented(numpy.angle, numpy.real, numpy.imag, numpy.conj,
-                note="complex numbers are not supported")
-not_implemented(numpy.interp, note="piecewise linear in x; not yet")
+not_implemented(numpy.angle, numpy.imag, note="complex numbers are not supported")

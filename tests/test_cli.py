@@ -103,12 +103,12 @@ def test_check_fd_catches_a_wrong_gradient(capsys, monkeypatch):
 
 
 def test_templates_lists_rules_with_kind_and_source(capsys):
-    status, out, _ = run(capsys, "templates", "numpy.linalg.s")
+    status, out, _ = run(capsys, "templates", "numpy.linalg.")
     assert status == 0
     lines = out.splitlines()
     assert any(line.startswith("numpy.linalg.slogdet") and "template" in line and
                "templates/numpy_linalg.py:" in line for line in lines)
-    assert any(line.startswith("numpy.linalg.svd") and "not implemented" in line
+    assert any(line.startswith("numpy.linalg.eigvals ") and "not implemented" in line
                for line in lines)
     status, out, _ = run(capsys, "templates", "x.sum")
     assert "means numpy.sum" in out

@@ -9,7 +9,8 @@ loaded and compiled.
     arrays.py      building blocks of the helpers (sums to a shape, broadcasts back, casts)
     core.py        the helpers every gradient calls (zeros, kept values, unbroadcast, np.dot)
     reductions.py, reduction_tangents.py, linalg.py, linalg_square.py, shape.py, indexing.py,
-    special.py     the helpers of the derivative rules, by area (see templates/)
+    special.py, numpy_more.py, decompositions.py
+                   the helpers of the derivative rules, by area (see templates/)
     jit.py         import a generated file as Python or compiled by Numba, with the fallback
     cache.py       content-addressed files for generated code, and where they live
     tracing.py     map generated lines back to the user's source (tracebacks, debuggers)

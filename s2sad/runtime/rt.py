@@ -103,3 +103,7 @@ from .shape import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .special import *  # noqa: E402,F401,F403
 from .special_scipy import *  # noqa: E402,F401,F403
+from .numpy_more import *  # noqa: E402,F401,F403
+from .statistics import *  # noqa: E402,F401,F403
+from .decompositions import *  # noqa: E402,F401,F403
+from .linalg_powers import *  # noqa: E402,F401,F403

@@ -26,7 +26,8 @@ CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 DOC = os.path.join(CHECKOUT, "docs", "coverage.md")
 SECTIONS = {"math_rules": "`math` and builtins", "operators": "Operators",
             "numpy_rules": "NumPy elementwise", "numpy_reductions": "Reductions and scans",
-            "numpy_linalg": "Linear algebra", "numpy_shape": "Shape and indexing",
+            "numpy_linalg": "Linear algebra", "linalg_more": "Decompositions and norms",
+            "numpy_shape": "Shape and indexing", "numpy_more": "More NumPy and math",
             "scipy_special": "scipy.special (compiled as s2sad's own helpers)",
             "runtime": "s2sad's runtime helpers (differentiated again for second derivatives)"}
 
