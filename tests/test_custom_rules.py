@@ -21,6 +21,7 @@ def user_rules():
     """Register the example rules for this module only: the registry is global, and the
     library's own tests (coverage table, verification) must see only the built-in rules."""
     global ex
+    templates.registry.load_library_rules(everything=True)  # (kept by the restore below)
     saved = dict(templates.REGISTRY), dict(templates.TANGENTS)
     ex = importlib.reload(sys.modules["examples_custom"]) if "examples_custom" in sys.modules \
         else importlib.import_module("examples_custom")

@@ -228,6 +228,7 @@ def _page_state(directory):
     """What running a page changes, put back: the rule registry, sys.path, sys.modules."""
     from s2sad import templates
     from s2sad.templates import registry as registry_module
+    registry_module.load_library_rules(everything=True)  # (kept: a page may import scipy)
     rules, tangents = dict(templates.REGISTRY), dict(templates.TANGENTS)
     modules = set(sys.modules)
     sys.path.insert(0, str(directory))

@@ -26,7 +26,8 @@ from s2sad.errors import (
     ZeroGradientWarning,
     call_site,
 )
-from s2sad.runtime.jit import Runner, type_key
+from s2sad.runtime import tiers
+from s2sad.runtime.jit import TIERED, Runner, type_key
 from s2sad.transform.front import constants, container_arguments, fence, global_state, parse, \
     resolve
 from s2sad.transform import pipeline
@@ -220,7 +221,8 @@ class Transformed:
         if runner is None:
             generated = self.generated
             report_clogs(generated, self.strict)
-            jit = jit_default() if self.jit is None else self.jit
+            jit = self.jit if self.jit is not None else \
+                (TIERED if tiers.enabled() else True) if jit_default() else False
             runner = self._runners[self._kinds] = Runner(
                 generated.path, generated.function, jit,
                 f"the {self.what} of {self.func.__qualname__}", generated.python_only)

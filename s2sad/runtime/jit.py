@@ -20,6 +20,7 @@ import linecache
 import os
 import re
 import sys
+import time
 import types
 import warnings
 
@@ -27,9 +28,10 @@ import numpy
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import cache, dispatch, numba_cache, numpy_cached, rt, tracing
+from . import cache, dispatch, numba_cache, numpy_cached, rt, tiers, tracing
 
 PY, JIT = "py", "jit"
+TIERED = "tiered"   # Runner.jit: Python first, compiled in the background (tiers.py)
 _modules = {}
 _declarations = [True]  # honour rules declared numba=False (verify.py turns it off to test them)
 
@@ -105,11 +107,13 @@ class Runner:
     def __init__(self, path, function_name, jit, label, python_only=()):
         self.path = path
         self.function_name = function_name
-        self.jit = jit
+        self.jit = jit              # True, False, or TIERED (tiers.py)
         self.label = label          # e.g. "the gradient of demo.py:f", for the warning
         self.python_only = python_only  # functions whose rules Numba cannot compile
         self._signatures = set()
         self._by_key = {}           # type_key(args) -> the dispatcher compiled for them
+        self._background = {}       # type_key(args) -> its tiers.Compile
+        self._python_seconds = 0.0  # the longest Python call while a compile runs
 
     @property
     def source(self):
@@ -118,7 +122,7 @@ class Runner:
     def __getstate__(self):
         """Pickled (to a process pool, a Dask worker): the generated files travel with it, by
         name and text; compiled code does not (each process compiles into its own cache)."""
-        state = dict(self.__dict__, _signatures=set(), _by_key={})
+        state = dict(self.__dict__, _signatures=set(), _by_key={}, _background={})
         state["files"] = cache.bundle(self.path)
         return state
 
@@ -129,6 +133,10 @@ class Runner:
 
     def __call__(self, *args):
         dispatcher = self._by_key.get(type_key(args)) if self.jit else None
+        if dispatcher is None and self.jit == TIERED:
+            dispatcher = self._tiered(args)
+            if dispatcher is None:
+                return self._timed_python(args)
         if dispatcher is None:
             if self.jit and self.python_only and _declarations[0]:
                 self.jit = False
@@ -145,6 +153,41 @@ class Runner:
         except Exception as exc:  # compiled code has no lines: say how to see them
             tracing.annotate_compiled(exc, self.path, self.label)
             raise
+
+    def _tiered(self, args):
+        """The compiled dispatcher when the background compile for these types is done (or
+        worth waiting for); else None, the call running as Python meanwhile."""
+        key = type_key(args)
+        if self.python_only and _declarations[0] or key is None:
+            self.jit = True  # (the usual path: a warning, or a compile for contents' types)
+            return None
+        job = self._background.get(key)
+        if job is None:
+            self._background[key] = tiers.Compile(self.path, self.function_name, args)
+            return None
+        if not job.done():
+            if not tiers.should_wait(self._python_seconds, self._loops()):
+                return None
+            job.wait()
+        if not job.succeeded:
+            self.jit = False
+            warnings.warn(f"s2sad: Numba could not compile {self.label} (in the background); "
+                          "running it as Python (slower, same numbers).\n  reason: "
+                          f"{job.reason()}", JitFallbackWarning, stacklevel=4)
+            return None
+        return self._compiled_for(args)  # Numba's cache has it now: a quick load
+
+    def _loops(self):
+        if "_has_loops" not in self.__dict__:
+            self._has_loops = tiers.has_loops(self.source)
+        return self._has_loops
+
+    def _timed_python(self, args):
+        start = time.perf_counter()
+        try:
+            return self.as_python(*args)
+        finally:
+            self._python_seconds = max(self._python_seconds, time.perf_counter() - start)
 
     def compiled(self, args):
         """The dispatcher already compiled for arguments of these types, or None."""

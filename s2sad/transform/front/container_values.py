@@ -67,6 +67,33 @@ def tuple_count(call):
     return counts.pop() if len(counts) == 1 and None not in counts else None
 
 
+# NumPy functions returning a list or tuple of arrays (not a tuple of a fixed length).
+SEQUENCE_RESULTS = {"numpy.meshgrid", "numpy.broadcast_arrays", "numpy.split",
+                    "numpy.array_split", "numpy.hsplit", "numpy.vsplit", "numpy.dsplit",
+                    "numpy.unstack", "numpy.nonzero", "numpy.where", "numpy.unravel_index",
+                    "numpy.gradient", "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d",
+                    "numpy.ix_", "numpy.indices", "numpy.histogram", "numpy.unique"}
+
+
+def returns_an_array(call):
+    """A call of a NumPy function that returns one array (`numpy.exp(p)`), which unpacking
+    reads row by row; not one returning a tuple (`slogdet`) or a list of arrays."""
+    if not isinstance(call, gast.Call) or facts.USER.of(call):
+        return False
+    chain = nodes.dotted_parts(call.func)
+    dotted = ".".join(chain) if chain else ""
+    return dotted.startswith("numpy.") and dotted not in TUPLE_RESULTS and \
+        dotted not in SEQUENCE_RESULTS and not dotted.startswith("numpy.random.")
+
+
+def tuple_result(node):
+    """`r = g(x)` of a call returning a tuple of a length known now (r is then held as its
+    elements: `r[0]` reads one)."""
+    return isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+        isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call) and \
+        bool(tuple_count(node.value))
+
+
 def nested_tuple_return(call):
     """A `return` of a tuple holding a tuple or list display in the user function `call`
     calls (`return (W1, b1), (W2, b2)`), or None."""
@@ -387,7 +414,8 @@ def interesting(node):
     if isinstance(node, gast.Assign) and len(node.targets) == 1:
         target, value = node.targets[0], node.value
         return (isinstance(target, gast.Name) and isinstance(value, gast.Tuple)) or \
-            (isinstance(target, gast.Tuple) and isinstance(value, gast.Name))
+            (isinstance(target, gast.Tuple) and (isinstance(value, gast.Name) or
+                                                 returns_an_array(value)))
     return isinstance(node, gast.Expr) and is_append(node)
 
 

@@ -64,7 +64,7 @@ class _Scalarize:
 
     def run(self):
         tree = self.source.tree
-        if not self.held and not any(values.interesting(n) or self.tuple_result(n)
+        if not self.held and not any(values.interesting(n) or values.tuple_result(n)
                                      for n in nodes.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
@@ -134,6 +134,10 @@ class _Scalarize:
     def assign(self, node):
         value = node.value
         targets = node.targets
+        if len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List)) and \
+                values.returns_an_array(value):  # `a, b = numpy.exp(p)`: rows of one array
+            node.value = value = self.leaf("_rows", self.expression(value, node, whole=True),
+                                           node)
         plain = all(isinstance(t, (gast.Tuple, gast.List)) and
                     all(isinstance(e, gast.Name) for e in t.elts) for t in targets) and \
             (isinstance(value, gast.Call) and nodes.dotted_parts(value.func) != ["zip"] or
@@ -513,13 +517,6 @@ class _Scalarize:
 
     def pack_star_arguments(self, call):
         resolve.pack_star_arguments(call, facts.REF.of(call))
-
-    def tuple_result(self, node):
-        """`r = g(x)` of a call returning a tuple of a length known now (r is then held as
-        its elements: `r[0]` reads one)."""
-        return isinstance(node, gast.Assign) and len(node.targets) == 1 and \
-            isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call) and \
-            bool(self.tuple_count(node.value))
 
     def tuple_count(self, call):
         return values.tuple_count(call)
