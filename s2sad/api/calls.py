@@ -151,8 +151,9 @@ class Transformed:
             return Arguments(values, pytrees.plain_layout(names, values, self.positions))
         if self._taken is None:
             self._taken = container_arguments.code_names(self.user_function())
-        flat, layout = flatten_arguments(names, values, self.positions, set(self._taken))
-        return Arguments(flat, layout)
+        cells = []
+        flat, layout = flatten_arguments(names, values, self.positions, set(self._taken), cells)
+        return Arguments(flat, layout, cells)
 
     def constants(self):
         """(name, reader) of each module constant the function reads: generated code takes
@@ -162,7 +163,16 @@ class Transformed:
         return self._inputs
 
     def constant_values(self):
-        return [read() for _, read in self.constants()]
+        """The current values of the module constants it reads, as `Arguments` (without a
+        layout) that carry the cells of module objects' fields (`Arguments.write_back`)."""
+        values, cells = [], []
+        for _, read in self.constants():
+            value = read()
+            if isinstance(value, pytrees.Cell):
+                cells.append(value)
+                value = value.array
+            values.append(value)
+        return Arguments(values, None, cells)
 
     def parameter_names(self, layout):
         """The generated function's parameters before its seed (tangents or d_result)."""
@@ -372,19 +382,36 @@ def _wrt_fix(item, names):
 
 class Arguments(list):
     """The generated function's arguments, with the `pytrees.Layout` that says how the
-    function's own arguments were flattened into them."""
+    function's own arguments were flattened into them, and the cells among them: the fields of
+    objects that the function's methods assign (`self.n_fe += 1`), which generated code writes
+    in place and `write_back` sets on the objects after a run."""
 
-    def __init__(self, values, layout):
+    def __init__(self, values, layout, cells=()):
         super().__init__(values)
         self.layout = layout
+        self.cells = list(cells)
 
     def __add__(self, more):
-        return Arguments(list(self) + list(more), self.layout)
+        return Arguments(list(self) + list(more), self.layout,
+                         self.cells + list(getattr(more, "cells", ())))
+
+    def reset(self):
+        """Each cell back to the value it was made with: before generated code runs again on
+        these arguments (a Jacobian, a Hessian), so the objects change once per call."""
+        for cell in self.cells:
+            cell.reset()
+
+    def write_back(self):
+        """After a successful run: each object's field set to what generated code left in its
+        cell, as the function would have left it."""
+        for cell in self.cells:
+            cell.write_back()
 
 
-def flatten_arguments(names, values, positions, taken):
+def flatten_arguments(names, values, positions, taken, cells=None):
     """The arguments with each container (a pytree) replaced by its leaves, and their Layout;
-    leaves of `wrt` arguments as floats; every bad leaf reported at once."""
+    leaves of `wrt` arguments as floats; every bad leaf reported at once. The cells of the
+    records' written fields are appended to `cells` (pytrees.flatten)."""
     flat, flat_names, spans, structures, problems = [], [], [], [], []
     taken.update(names)
     for i, (name, value) in enumerate(zip(names, values)):
@@ -403,7 +430,7 @@ def flatten_arguments(names, values, positions, taken):
         found = []
         spec, leaves = pytrees.flatten(value, name, taken, found,
                                        lambda leaf, path: convert(leaf, name + "".join(path),
-                                                                  problems))
+                                                                  problems), cells)
         problems += [at_call(f"argument '{name}': {name}{''.join(path)} {message}",
                              why="each leaf is named after its path (params['W1'] is "
                                  "params_W1 in generated code)",

@@ -86,6 +86,8 @@ class GradientFunction(Transformed):
 
     def generated_arguments(self, args, kwargs, batched=False):
         values = self.bind(args, kwargs)
+        if self.inner is not None:
+            higher.refuse_cells(values, self.func)
         if self.inner is not None and not batched:
             higher.require_scalar(self.inner, values)
         return values, [1.0]
@@ -107,14 +109,17 @@ class GradientFunction(Transformed):
     def __call__(self, *args, **kwargs):
         fast = self.fast(args, kwargs)
         if fast is not None:
+            constants = self.constant_values()
             try:
-                value, *grads = fast(*args, *self.constant_values(), 1.0)
+                value, *grads = fast(*args, *constants, 1.0)
             except Exception:  # noqa: BLE001 -- the general path below says what and where
                 pass
             else:
+                constants.write_back()
                 return self._result(value, grads, args, self.positions)
         values, extras = self.generated_arguments(args, kwargs)
         value, *grads = self._run(values)
+        values.write_back()
         self.remember_fast(args, kwargs, values, extras, self.runner(values))
         layout = values.layout
         return self._result(value, grads, values, layout.positions, layout)
@@ -139,6 +144,7 @@ class GradientFunction(Transformed):
                 raise
         # Numba raises on a scalar x / 0 where NumPy, in the Python run, makes the inf or NaN
         # that check_nan is there to locate (or raises with the line, if Python floats divide)
+        values.reset()  # (the objects' cells as the call found them)
         try:
             return python()
         except rt.NonFiniteGradient as exc:

@@ -101,6 +101,22 @@ def leaf_spans(names, structures):
     return spans, leaves
 
 
+def refuse_cells(values, func):
+    """Second derivatives differentiate generated tangent code, where an object's field in a
+    cell is an array a callee writes: not followed yet."""
+    if values.cells:
+        cell = values.cells[0]
+        raise argument_error(
+            f"{func.__name__} assigns the field '{cell.field}' of a "
+            f"{type(cell.record).__name__}; second derivatives of such a function are not "
+            "supported yet",
+            why="s2sad hands an assigned field back to its object in gradients, vjp and jvp; "
+                "hvp, hessian and grad(grad(f)) differentiate generated code again, which does "
+                "not follow it",
+            fix="take second derivatives of a function that computes the value without "
+                "assigning the field (the method's body without `self.n_fe += 1`)")
+
+
 def require_scalar(gradient, values):
     """grad(grad(f)) needs df/dx to be a number: x a scalar (not an array, not a container;
     the other arguments may be containers)."""
@@ -208,7 +224,9 @@ class HvpFunction(Transformed):
         constants f reads."""
         values = self.flat(bind_arguments(self.user_func, self.user_signature, self.positions,
                                           args, kwargs))
-        return values + self.constant_values()
+        values = values + self.constant_values()
+        refuse_cells(values, self.user_func)
+        return values
 
     def parameter_names(self, layout):
         return super().parameter_names(layout) + \
@@ -216,7 +234,9 @@ class HvpFunction(Transformed):
 
     def __call__(self, *args, **kwargs):
         values = self.bind(args, kwargs)
-        return self.product(values)
+        product = self.product(values)
+        values.write_back()
+        return product
 
     def product(self, values):
         """H v, in the structure of the `wrt` arguments; `values` as `bind` returns them."""
@@ -225,6 +245,7 @@ class HvpFunction(Transformed):
 
     def leaf_products(self, values):
         """H v, one array or float per differentiated leaf."""
+        values.reset()  # (a Hessian runs it once per column: the cells as the call found them)
         value, *grads = self.runner(values)(*values, 1.0)
         scalar_output(value, self.user_func)
         return shaped_like(grads, [values[i] for i in values.layout.positions], self.user_func)
@@ -262,6 +283,7 @@ class HessianFunction:
                     v[k][index] = 1.0
                 for j, part in enumerate(products.leaf_products(values + v)):
                     blocks[j][k][(Ellipsis,) + index] = part
+        values.write_back()
         blocks = [[float(b) if b.ndim == 0 else b for b in row] for row in blocks]
         if not layout.plain:
             return self._nested(layout, blocks)

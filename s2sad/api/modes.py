@@ -82,6 +82,7 @@ class JvpFunction(Transformed):
     def __call__(self, *args, **kwargs):
         values, tangents = self.generated_arguments(args, kwargs)
         value, tangent = self.split(self.runner(values)(*values, *tangents))
+        values.write_back()
         return _output(value, self.func), _shaped(tangent, value)
 
     def split(self, flat):
@@ -121,6 +122,7 @@ class VjpFunction(Transformed):
                 _check_cotangent(cotangent, expected, self.func)
             raise
         _check_cotangent(cotangent, value, self.func)
+        values.write_back()
         layout = values.layout
         grads = layout.gather([_shaped_grad(g, values[i])
                                for g, i in zip(grads, layout.positions)])
@@ -164,6 +166,7 @@ class JacobianFunction:
         mode = self.mode or ("forward" if size_in <= size_out else "reverse")
         blocks = self._forward(values, inputs, outputs) if mode == "forward" else \
             self._reverse(values, inputs, outputs, value)
+        values.write_back()  # (each run started from the cells as the call found them)
         per_output = [layout.gather(b) for b in blocks]
         per_output = [b[0] if self.single else tuple(b) for b in per_output]
         return tuple(per_output) if isinstance(value, tuple) else per_output[0]
@@ -177,6 +180,7 @@ class JacobianFunction:
             for index in numpy.ndindex(numpy.shape(x)):
                 tangents = [_zeros(other) for other in inputs]
                 tangents[k] = _unit(x, index)
+                values.reset()
                 _, tangent = self.forward.split(runner(*values, *tangents))
                 parts = list(tangent) if isinstance(tangent, tuple) else [tangent]
                 for j, part in enumerate(parts):
@@ -193,6 +197,7 @@ class JacobianFunction:
                 seeds = [_zeros(other) for other in outputs]
                 seeds[j] = _unit(y, index)
                 cotangent = tuple(seeds) if isinstance(value, tuple) else seeds[0]
+                values.reset()
                 _, *grads = runner(*values, cotangent)
                 for k, g in enumerate(grads):
                     blocks[j][k][index] = g

@@ -7,19 +7,33 @@ parameter's structure (a `spec`, part of the specialisation key) and holds the c
 its leaves (transform/containers.py). Around a call, the API flattens the arguments to leaves
 and builds each gradient back into its argument's structure and type:
 
-    spec := leaf name (str) | ("static", value) | (kind, keys, children, fields, type name)
+    spec := leaf name (str) | ("static", value) | ("cell", leaf name)
+          | (kind, keys, children, fields, type name)
 
 kind is "dict", "list", "tuple" or "record" (a dataclass, or any object of a class of the
 user's, as its attributes of those kinds); `fields` names a NamedTuple's or a record's
 attributes. A str, None or bool in a container is static: a constant of the
 generated code (its value is part of the specialisation key), and the same in the gradient.
+A record's field that a method of its class assigns (`self.n_fe += 1`), holding a number or a
+bool, is a cell: a new 1-element array per call (container_values.Cell), which generated code
+writes in place; after the run the caller sets the attribute from it (`write_back`), so the
+object changes as when the function runs.
 """
 from collections import OrderedDict
 
 import numpy
 
 from s2sad.transform.front.container_arguments import fresh
-from s2sad.transform.front.container_values import identifier, is_record, record_fields
+from s2sad.transform.front.container_values import (
+    CELL,
+    Cell,
+    identifier,
+    is_cell,
+    is_cell_spec,
+    is_record,
+    is_static_spec,
+    record_fields,
+)
 
 def is_container(value):
     return isinstance(value, (dict, list, tuple)) or is_record(value)
@@ -51,13 +65,24 @@ def children(value):
     return "record", names, tuple(getattr(value, n) for n in names), names, typename
 
 
-def flatten(value, name, taken, problems, convert):
+def flatten(value, name, taken, problems, convert, cells=None):
     """(spec, [(leaf name, leaf value)]) of an argument; leaf names avoid `taken` (and are
     added to it). `convert(leaf, path)` checks and converts each leaf, appending to `problems`
-    what is wrong with it."""
+    what is wrong with it. A record's field written by its methods is a cell leaf (its value a
+    new 1-element array), appended to `cells` when given."""
     leaves = []
 
-    def walk(item, path, base):
+    def walk(item, path, base, owner=None, field=None):
+        if owner is not None and is_cell(owner, field, item):
+            leaf = fresh(base, taken)
+            converted = item if isinstance(item, (bool, numpy.bool_)) else convert(item, path)
+            cell = Cell(owner, field, item,
+                        numpy.float64 if isinstance(converted, float) and
+                        not isinstance(item, float) else None)
+            if cells is not None:
+                cells.append(cell)
+            leaves.append((leaf, cell.array))
+            return CELL, leaf
         if is_static(item):
             return STATIC, item  # a constant of the generated code (part of the key)
         if not is_container(item):
@@ -71,7 +96,8 @@ def flatten(value, name, taken, problems, convert):
             keys, items = (), ()
         labels = fields or keys  # a NamedTuple's leaves are named after its fields
         parts = tuple(walk(child, path + (step(kind, key, fields),),
-                           f"{base}_{identifier(label) or '_'}")
+                           f"{base}_{identifier(label) or '_'}",
+                           item if kind == "record" else None, key)
                       for key, label, child in zip(keys, labels, items))
         return kind, keys, parts, fields, typename
 
@@ -84,6 +110,8 @@ def leaf_values(value, spec, path=()):
     place where its structure differs."""
     if is_static_spec(spec):
         return []
+    if is_cell_spec(spec):  # (a tangent, a vector for a record's cell: shaped like it)
+        return [numpy.array([value], dtype=numpy.float64).reshape(1)]
     if isinstance(spec, str):
         if is_container(value):
             raise ValueError(f"{''.join(path) or 'it'} is a {type(value).__name__} where the "
@@ -114,7 +142,8 @@ def rebuild(like, leaves):
     if not is_container(like):
         return next(leaves)
     kind, keys, items, fields, _ = children(like)
-    built = [rebuild(item, leaves) for item in items]
+    built = [_scalar(next(leaves)) if kind == "record" and is_cell(like, key, item) else
+             rebuild(item, leaves) for key, item in zip(keys, items)]
     if kind == "dict":
         return type(like)(zip(keys, built)) if type(like) in (dict, OrderedDict) else \
             dict(zip(keys, built))
@@ -123,6 +152,13 @@ def rebuild(like, leaves):
     if kind == "tuple":
         return type(like)(*built) if fields else tuple(built)
     return _record_like(like, dict(zip(keys, built)))
+
+
+def _scalar(leaf):
+    """A cell's leaf (its gradient, shaped (1,)) as a float; anything else as it is."""
+    if isinstance(leaf, numpy.ndarray) and leaf.shape == (1,):
+        return float(leaf[0])
+    return leaf
 
 
 def _record_like(like, values):
@@ -143,7 +179,10 @@ def leaves_of(value):
         return []
     if not is_container(value):
         return [value]
-    return [leaf for child in children(value)[2] for leaf in leaves_of(child)]
+    kind, keys, items, _, _ = children(value)
+    return [leaf for key, child in zip(keys, items)
+            for leaf in ([child] if kind == "record" and is_cell(value, key, child) else
+                         leaves_of(child))]
 
 
 def map_leaves(value, function):
@@ -156,6 +195,8 @@ def leaf_names(spec):
         return []
     if isinstance(spec, str):
         return [spec]
+    if is_cell_spec(spec):
+        return [spec[1]]
     return [name for part in spec[2] for name in leaf_names(part)]
 
 
@@ -167,8 +208,6 @@ def is_static(value):
     return value is None or isinstance(value, (str, bytes, bool, numpy.bool_))
 
 
-def is_static_spec(spec):
-    return isinstance(spec, tuple) and len(spec) == 2 and spec[0] == STATIC
 
 
 def step(kind, key, fields=()):

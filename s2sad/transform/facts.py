@@ -105,6 +105,12 @@ STRUCTURES = Fact(
     "structures", "a function copy taking one parameter per container leaf: the containers'"
     " specs", (tuple,), ("front/container_arguments",), ("front/container_arguments",),
     default=(), holder="function")
+CELLS = Fact(
+    "cells", "a function's parameters that hold objects' fields in cells (1-element arrays its"
+    " code writes, `self.n_fe += 1`), each with the field's path (`self.n_fe`): the generated"
+    " function works on copies and leaves the new values in them where its forward sweep"
+    " ends", (dict,),
+    ("front/containers",), ("analysis/aliases", "generate/effects", "generate/saves"))
 ORIGINAL = Fact(
     "original", "a function copy taking one parameter per container leaf: the user's function",
     _ANY, ("front/container_arguments",), ("front/container_arguments",), holder="function")

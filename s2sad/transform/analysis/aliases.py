@@ -19,7 +19,7 @@ import numpy
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
-from .. import facts
+from .. import facts, nodes
 from ..front import normalize
 from . import activity, callee_writes, kinds
 
@@ -34,9 +34,46 @@ def check(source, body, user_names):
     `user_names`: generated temporaries are s2sad's to keep right)."""
     problems = []
     _live(body, set())
-    _Sharing(source, problems, user_names, activity.written_arrays(body)).block(body, {})
+    sharing = _Sharing(source, problems, user_names, activity.written_arrays(body))
+    sharing.cells_read = _cells_read(source, body)
+    sharing.block(body, {})
     if problems:
         raise UnsupportedError(sorted(problems, key=lambda d: (d.where.line, d.where.col)))
+
+
+def _cells_read(source, body):
+    """{id(statement): the cells (objects' fields, facts.CELLS) read after it other than as an
+    argument of a function of yours}, for the statements calling one: a callee that assigns
+    the field and one that reads it each get the cell itself, in place (a count goes on); a
+    value read in this function would not carry the gradient out of the callee that assigned
+    it. After: later in the body, or anywhere in a loop around the statement."""
+    cells = facts.CELLS.of(source.tree) or {}
+    if not cells:
+        return {}
+    order = []  # (statement, the outermost loop around it, or None)
+
+    def flatten(statements, loop):
+        for statement in statements:
+            if isinstance(statement, (gast.For, gast.While, gast.If)):
+                inner = loop or (statement if not isinstance(statement, gast.If) else None)
+                flatten(statement.body, inner)
+                flatten(statement.orelse, inner)
+            else:
+                order.append((statement, loop))
+    flatten(body, None)
+    reads = []
+    for statement, _ in order:
+        passed = {id(a) for n in nodes.walk(statement)
+                  if isinstance(n, gast.Call) and facts.USER.of(n) for a in n.args}
+        reads.append({n.id for n in nodes.walk(statement) if isinstance(n, gast.Name) and
+                      n.id in cells and isinstance(n.ctx, gast.Load) and id(n) not in passed})
+    out = {}
+    for k, (statement, loop) in enumerate(order):
+        later = set().union(*reads[k + 1:]) if k + 1 < len(order) else set()
+        if loop is not None:
+            later |= set().union(*(r for (_, l), r in zip(order, reads) if l is loop))
+        out[id(statement)] = later
+    return out
 
 
 # ---- which names may hold the same array: a forward pass --------------------------------------
@@ -47,6 +84,7 @@ class _Sharing:
         self.problems = problems
         self.user_names = user_names
         self.written = written  # names written into: arrays, so `row = a[i]` is then a view
+        self.cells_read = {}  # objects' fields in cells read other than by passing them on
         self.reported = set()
 
     def block(self, statements, shares):
@@ -127,6 +165,20 @@ class _Sharing:
             self.reported.add((id(origin), index))
             names = " and ".join(f"`{n}`" for n in others)
             name = callee.__name__
+            field = (facts.CELLS.of(self.source.tree) or {}).get(argument)
+            if field is not None and argument not in self.cells_read.get(id(statement), ()):
+                continue  # an object's field only passed on to functions of yours
+            if field is not None:  # an object's field, read here after a call assigns it
+                self.problems.append(Diagnostic(
+                    self.source.loc(call if hasattr(call, "lineno") else origin),
+                    f"{field} is read after the call of '{name}', which assigns it "
+                    f"({where.path}:{where.line})",
+                    why="s2sad follows an object's field into the function that assigns it, "
+                        "not back out of it: the gradient would not go through the value "
+                        "read here",
+                    fix=f"read {field} before the call, or inside '{name}' (return what you "
+                        "need from it)"))
+                continue
             self.problems.append(Diagnostic(
                 self.source.loc(call if hasattr(call, "lineno") else origin),
                 f"'{name}' writes into its parameter `{parameter}` ({where.path}:{where.line}), "

@@ -60,7 +60,8 @@ def written_parameters(func):
 
 def _flat(func, found):
     """For a copy specialised on containers (container_arguments.py): the positions of its
-    leaf parameters (a write into a container's element is not followed)."""
+    leaf parameters (a write into a container's element is not followed, but an object's
+    fields held in cells, which `self.k = v` writes, are written when the object is)."""
     structures = dict(container_arguments.structures_of(func))
     if not structures:
         return found
@@ -68,12 +69,29 @@ def _flat(func, found):
     flat, k = {}, 0
     for index, name in enumerate(names):
         if name in structures:
-            k += len(container_values.leaf_names(structures[name]))
+            leaves = container_values.leaf_names(structures[name])
+            for leaf in _cells_assigned(func, name, structures[name]):
+                j = leaves.index(leaf)  # an object's field it assigns: its cell is written
+                flat[k + j] = (found.get(index, (parse.code_location(func),))[0], leaf, 1)
+            k += len(leaves)
             continue
         if index in found:
             flat[k] = found[index]
         k += 1
     return flat
+
+
+def _cells_assigned(func, parameter, spec):
+    """The cells of the object given to `parameter` (its spec) whose fields `func` assigns,
+    itself or through the methods it calls on the object."""
+    cls = resolve.classes_of([(parameter, spec)]).get(parameter)
+    if cls is None:
+        return []
+    fields = container_values.assigned_fields(container_arguments.original(func), parameter,
+                                              cls)
+    kind, keys, parts, _, _ = spec
+    return [part[1] for key, part in zip(keys, parts)
+            if container_values.is_cell_spec(part) and key in fields]
 
 
 class _Scan:

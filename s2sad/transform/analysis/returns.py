@@ -61,8 +61,10 @@ def result_kind(func, argument_kinds):
 
 def _worked_out(func, argument_kinds):
     source = parse.parse_function(func)
-    if fence.find_problems(source) or resolve.resolve(source).diagnostics:
-        return UNKNOWN
+    if fence.find_problems(source) or resolve.resolve(source).diagnostics or any(
+            isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
+            for n in nodes.walk(source.tree)):
+        return UNKNOWN  # (an object's field assigned: followed only where containers.py ran)
     namer = Namer(nodes.names(source.tree))
     exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)

@@ -14,7 +14,9 @@ parameters of its caller too, which passes them on:
         return np.sum(g(x))                          return np.sum(g(x, W0))
 
 Numbers and bools stay inlined (resolve.py): they are compile-time constants, and rebinding
-one transforms again.
+one transforms again. A module-level object's field that a method of its class assigns
+(`self.n_fe += 1`) is read as a cell instead (container_values.Cell): a new 1-element array per
+call, which the caller sets the field from after the run.
 """
 import inspect
 import types
@@ -84,8 +86,11 @@ def _collect(func, found, seen, specs):
 
 def _add_container(found, specs, name, reader, value, holder, func):
     """A module tuple, list or dict: one input per leaf (`T_0`, `D_w`), read through it."""
-    def walk(item, base, read, seen):
+    def walk(item, base, read, seen, cell=False):
         fields, typename = (), None
+        if cell:  # a field a method assigns: a new cell per call, set on the object after it
+            _add(found, base, read, (holder, name, base), func)
+            return container_values.CELL, base
         if container_values.is_static_value(item) or is_function_value(item):
             return "static", item  # a str, None, bool or function: constant (part of the key)
         if id(item) in seen:
@@ -94,7 +99,9 @@ def _add_container(found, specs, name, reader, value, holder, func):
             keys = fields = container_values.record_fields(item)
             items, kind = [getattr(item, k) for k in keys], "record"
             typename = f"{type(item).__module__}.{type(item).__qualname__}"
-            readers = [_attribute_reader(read, k) for k in keys]
+            cells = [container_values.is_cell(item, k, v) for k, v in zip(keys, items)]
+            readers = [_cell_of(read, k) if cell else _attribute_reader(read, k)
+                       for k, cell in zip(keys, cells)]
         elif isinstance(item, dict):
             keys, items, kind = list(item), list(item.values()), "dict"
         elif isinstance(item, (list, tuple)):
@@ -105,9 +112,10 @@ def _add_container(found, specs, name, reader, value, holder, func):
             return base
         if kind != "record":
             readers = [_item_reader(read, key) for key in keys]
+            cells = [False] * len(keys)
         parts = tuple(walk(child, f"{base}_{container_values.identifier(key)}", reader,
-                           seen | {id(item)})
-                      for key, child, reader in zip(keys, items, readers))
+                           seen | {id(item)}, cell)
+                      for key, child, reader, cell in zip(keys, items, readers, cells))
         return kind, tuple(keys), parts, fields, typename or kind
     specs[name] = walk(value, name, reader, frozenset())
 
@@ -118,6 +126,15 @@ def _item_reader(read, key):
 
 def _attribute_reader(read, name):
     return lambda: getattr(read(), name)
+
+
+def _cell_of(read, name):
+    """A reader of the field `name` that a method assigns: a new Cell holding its value now,
+    which the caller of generated code passes (its array) and writes back after the run."""
+    def cell():
+        record = read()
+        return container_values.Cell(record, name, getattr(record, name))
+    return cell
 
 
 def _add(found, name, reader, identity, func):

@@ -10,9 +10,11 @@ function specialised on the container's structure (`specialised`): the copy carr
 structures, and its signature names the leaves, so every later stage sees a call of a function
 with plain parameters.
 
-A structure (`spec`) is a leaf's name, or (kind, keys, children, fields, type name): kind is
-"dict", "list", "tuple" or "record" (a dataclass), `fields` a NamedTuple's or a dataclass's
-attribute names (api/pytrees.py builds them for arguments).
+A structure (`spec`) is a leaf's name, ("cell", leaf name) for a record's field its methods
+assign (a 1-element array, passed as it is so that the callee writes the same one),
+("static", value), or (kind, keys, children, fields, type name): kind is "dict", "list",
+"tuple" or "record" (a dataclass), `fields` a NamedTuple's or a dataclass's attribute names
+(api/pytrees.py builds them for arguments).
 """
 import inspect
 import types
@@ -47,7 +49,9 @@ def expand(args, structures):
                     if field == "kwonlyargs":
                         args.kw_defaults[k:k + 1] = [None] * len(values.leaf_names(spec))
                     break
-        if isinstance(spec, tuple) and len(spec) == 2:
+        if values.is_cell_spec(spec):  # (a cell passed alone: not a container)
+            continue
+        if values.is_static_spec(spec):
             if not callable(spec[1]):  # a literal passed (`sensitivities=False`): bound first
                 statics.append((name, spec[1]))
             continue  # a function given as an argument: its calls are bound (resolve.py)
@@ -186,7 +190,10 @@ def leaves_of(made, base, taken):
     names are `taken` (leaf names avoid them, and are added)."""
     atoms = []
 
-    def walk(item, name):
+    def walk(item, name, cell=None):
+        if cell is not None:  # the cell itself: the callee writes the same one
+            atoms.append(nodes.name(cell))
+            return values.CELL, fresh(name, taken)
         if isinstance(item, gast.Constant) and values.is_static_value(item.value):
             return "static", item.value  # a str, None or bool: a constant of the callee
         if not isinstance(item, values.Container):
@@ -194,8 +201,9 @@ def leaves_of(made, base, taken):
             atoms.append(item)
             return leaf
         labels = item.fields or item.keys
-        parts = tuple(walk(child, f"{name}_{values.identifier(label) or '_'}")
-                      for label, child in zip(labels, item.items))
+        parts = tuple(walk(child, f"{name}_{values.identifier(label) or '_'}",
+                           item.cells.get(key))
+                      for key, label, child in zip(item.keys, labels, item.items))
         return item.kind, tuple(item.keys), parts, item.fields, item.typename
 
     return walk(made, base), atoms

@@ -43,6 +43,11 @@ def scalarize(source, structures=(), held=()):
                                                source.tree) for name, value in statics]
     run.held.update({name: values.of_spec(spec) for name, spec in held})  # module containers
     run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
+    cells = {leaf: path for name, spec in tuple(structures) + tuple(held)
+             for leaf, path in values.leaf_paths(spec, name).items()
+             if leaf in values.cell_names(spec)}
+    if cells:  # objects' fields in cells: generated code leaves the new values in them
+        facts.CELLS.put(source.tree, cells)
     run.run()
     if run.held or run.buffers:
         values.drop_dead_constants(source.tree)
@@ -103,6 +108,12 @@ class _Scalarize:
             self.forget(node.target.id)
             node.value = self.expression(node.value, node)
             self.out.append(node)
+        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Attribute):
+            leaf = self.cell(node.target, node)
+            if leaf is not None:  # self.n_fe += 1  -->  self_n_fe[0] = self_n_fe[0] + 1
+                self.emit(gast.Assign([values.cell_read(leaf, store=True)], gast.BinOp(
+                    values.cell_read(leaf), node.op, self.expression(node.value, node)),
+                    None), node)
         else:
             for field in ("value", "test"):
                 value = getattr(node, field, None)
@@ -146,8 +157,8 @@ class _Scalarize:
         if made is None:
             node.value = self.expression(value, node, whole=True)
             for target in targets:
-                for name in nodes.names(target) if not isinstance(target, gast.Subscript) \
-                        else ():
+                for name in nodes.names(target) if not isinstance(
+                        target, (gast.Subscript, gast.Attribute)) else ():
                     self.forget(name)
         keep = made is None
         starred = [n for t in targets for n in nodes.walk(t) if isinstance(n, gast.Starred)]
@@ -156,6 +167,8 @@ class _Scalarize:
                         "function is transformed", why="s2sad unpacks a known number of values",
                         fix="index instead: a, rest = x[0], x[1:]")
             return
+        if any(isinstance(t, gast.Attribute) for t in targets):
+            return self.set_field(node, made)
         for target in targets:
             if isinstance(target, gast.Name):
                 if made is not None:
@@ -179,6 +192,55 @@ class _Scalarize:
                                 fix="assign its elements one by one")
         if keep:
             self.out.append(node)
+
+    def set_field(self, node, made):
+        """`obj.k = v` of an object held now whose field k is a cell: `obj_k[0] = v`."""
+        target = node.targets[0]
+        if len(node.targets) > 1 or made is not None:
+            self.report(node, "an attribute is assigned a container, or together with other "
+                        "names", why="s2sad writes one number into an object's field",
+                        fix=f"assign a number to {_spelt(target)} in a statement of its own")
+            return
+        leaf = self.cell(target, node)
+        if leaf is not None:
+            self.emit(gast.Assign([values.cell_read(leaf, store=True)], node.value, None),
+                      node)
+
+    def cell(self, target, like):
+        """The cell holding the field `target` (obj.k) assigns, or None (reported)."""
+        owner = self.container(target.value, like) if isinstance(
+            target.value, (gast.Name, gast.Attribute, gast.Subscript)) else None
+        spelt = _spelt(target)
+        if owner is None or owner.kind != "record":
+            self.report(target, f"assignment to the attribute {spelt} of a value that is not "
+                        "an object s2sad follows",
+                        why="s2sad writes the fields of objects passed to the function (or "
+                            "read from the module) that the methods of their class assign",
+                        fix="keep the value in a local variable, or return it")
+            return None
+        leaf = owner.cells.get(target.attr)
+        if leaf is not None:
+            return leaf
+        name = owner.typename.rpartition(".")[2]
+        if target.attr not in owner.fields:
+            self.report(target, f"{spelt}: '{target.attr}' is not a field of this {name} "
+                        "when the function is called",
+                        why="s2sad passes an object as the fields it has at the call; a field "
+                            "the differentiated code adds is not among them",
+                        fix=f"give it a value in {name}.__init__ (self.{target.attr} = 0.0), "
+                            "or use a local variable")
+            return None
+        item = owner.attribute(target.attr)
+        holds = f"holds a {item.kind}" if isinstance(item, values.Container) else \
+            "holds a str, None or a constant" if isinstance(item, gast.Constant) else \
+            "holds an array, or no method of its class assigns it"
+        self.report(target, f"assignment to {spelt}, a field of {name} that s2sad passes as a "
+                    "value, not in a cell", why="s2sad writes back a field that holds a number "
+                    "or a bool and that a method of the object's class assigns (`self.n += 1` "
+                    f"in a method): '{target.attr}' {holds}",
+                    fix="keep the new value in a local variable and return it, or assign a "
+                        "number field inside a method of the class")
+        return None
 
     def named(self, made, base, like):
         """A container whose elements are held in names `base_k` (new ones for new values)."""
@@ -589,6 +651,12 @@ class _Scalarize:
                         "no container to pass",
                     fix="pass its elements, or use numpy.stack(...) to make an array")
         return node
+
+
+def _spelt(target):
+    """`self.n_fe`, as the source spells an attribute target."""
+    chain = nodes.dotted_parts(target)
+    return f"`{'.'.join(chain)}`" if chain else f"`.{target.attr}`"
 
 
 def _exits(loop):

@@ -258,6 +258,8 @@ class _Fence:
             return
         if isinstance(node, gast.Starred):  # of a container known now (containers.py)
             return self._target(node.value)
+        if isinstance(node, gast.Attribute):  # `self.n_fe += 1`: an object's field, in a cell
+            return self._expression(node.value)  # (containers.py, or its error there)
         if isinstance(node, gast.Subscript):
             if not isinstance(node.value, gast.Name):
                 self.report(node, "assignment into an indexed value (`a[i][j] = v`) is not "

@@ -55,7 +55,9 @@ def constant_kind(value):
         return ("array", value.dtype.str, value.ndim)
     if is_record_constant(value):
         return ("record", type(value), tuple(
-            (k, constant_kind(getattr(value, k))) for k in container_values.record_fields(value)))
+            (k, ("cell", type(v).__name__) if container_values.is_cell(value, k, v) else
+             constant_kind(v)) for k, v in ((k, getattr(value, k))
+                                            for k in container_values.record_fields(value))))
     if container_values.is_static_value(value) or is_function_value(value):
         return ("static", value)  # (a function: compared by identity)
     if isinstance(value, dict):

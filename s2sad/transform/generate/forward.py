@@ -32,6 +32,7 @@ from .. import nodes, template
 from ..front import normalize, resolve
 from ..analysis import activity, aliases, returns
 from ..analysis import kinds as kinds_module
+from . import effects
 from .blocks import BINARY, UNARY, is_scalar
 
 
@@ -62,10 +63,10 @@ class _Forward:
     def build(self, function_name, kinds):
         kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
         aliases.check(self.source, self.body, self.namer.given)
-        code = []
+        code, end, copied = effects.cells(self.source, self.body, self.params, self.namer)
         written = activity.written_arrays(self.body)
         for p in self.params:
-            if p in written:
+            if p in written and p not in copied:
                 code += [nodes.Comment(f"{p} is written in place: work on a copy"),
                          nodes.assign(p, gast.Call(gast.Attribute(
                              nodes.name(p), "copy", gast.Load()), [], []))]
@@ -76,6 +77,9 @@ class _Forward:
             if p in self.carrying and p not in self.wrt:
                 code.append(nodes.assign(self.d(p), nodes.call("rt.zeros_like", nodes.name(p))))
         code += self._block(self.body)
+        if end:  # (before the `return`)
+            at = len(code) - 1 if code and isinstance(code[-1], gast.Return) else len(code)
+            code[at:at] = end
         if self.problems:
             raise TemplateError(sorted(self.problems, key=lambda d: (d.where.line, d.where.col)))
         params = [nodes.name(p) for p in self.params] + [self.dn(p) for p in self.wrt]

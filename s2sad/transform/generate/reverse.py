@@ -34,7 +34,7 @@ from s2sad.errors import TemplateError
 
 from .. import facts, nodes
 from ..analysis import activity, aliases, returns
-from . import checkpoint, defer, nancheck
+from . import checkpoint, defer, effects, nancheck
 from ..analysis import kinds as kinds_module
 from .adjoints import Adjoints
 from .blocks import Blocks
@@ -102,7 +102,9 @@ class _Reverse:
                       self.shape_reads)
         backward = saves.expand(backward) + finals
         forward = saves.forward(self.body)
-        for p in sorted(saves.written & set(self.params), key=self.params.index):
+        start, end, copied = effects.cells(self.source, self.body, self.params, self.namer)
+        for p in sorted(saves.written & set(self.params) - set(copied),
+                        key=self.params.index):
             forward[:0] = [nodes.Comment(f"{p} is written in place: work on a copy"),
                            nodes.assign(p, gast.Call(gast.Attribute(
                                nodes.name(p), "copy", gast.Load()), [], []))]
@@ -111,6 +113,8 @@ class _Reverse:
             value_name = self.namer.fresh("value")  # its name is reassigned in the backward sweep
             forward.append(nodes.assign(value_name, value))
             value = nodes.name(value_name)
+        forward[:0] = start
+        forward += end
         statements = forward + [nodes.Comment("---- backward sweep ----")] + backward
         statements.append(gast.Return(gast.Tuple([value] + grads, gast.Load())))
         params = [nodes.name(p) for p in self.params] + [nodes.name(self.d_result)]

@@ -58,6 +58,7 @@ class Saves(Recomputing, Tape):
         self.kept_before = set()  # (id(statement), name): kept before the statement changes it
         self.pending = []        # (write, array): writes `_put_back_at_writes` wants kept
         self.written = activity.written_arrays(body)
+        self.cells = facts.CELLS.of(source.tree) or {}  # objects' fields in cells
         # no array changes in place anywhere (nothing written into, no callee writing into an
         # argument): a kept array is the same value whenever it is read, so it needs no copy
         self.callee_writes = _calls_writers(body)
@@ -190,8 +191,20 @@ class Saves(Recomputing, Tape):
             return set()  # an identity: the value stays
         if isinstance(statement, gast.Assign):
             array = activity.written_array(statement)
-            return {array} if array else activity.targets(statement)
+            return {array} if array else activity.targets(statement) | self._cells_written(
+                statement)
         return set()
+
+    def _cells_written(self, statement):
+        """The cells (objects' fields, facts.CELLS) a call of a function of yours writes: kept
+        before the call, so that its adjoint runs its forward sweep again from their values
+        then (`self.n_fe += 1` in the callee: the count, and what tests it, as they were)."""
+        call = statement.value
+        if not self.cells or not isinstance(call, gast.Call) or not facts.USER.of(call):
+            return set()
+        written = callee_writes.written_parameters(facts.REF.of(call))
+        return {a.id for k, a in enumerate(call.args) if k in written and
+                isinstance(a, gast.Name) and a.id in self.cells}
 
     def _save_before(self, statement, name, region):
         self.kept_before.add((id(statement), name))
@@ -216,7 +229,9 @@ class Saves(Recomputing, Tape):
             put_back = lambda value: nodes.assign(name, value)  # noqa: E731
             key = ("before", name, id(region))
             self.restored.add(name)
-        self._keep(statement, region, key, name, kept, put_back, self.before, self.restores)
+        # a cell the call writes is put back before the call's block: its adjoint reads it
+        after = self.loads if name in self._cells_written(statement) else self.restores
+        self._keep(statement, region, key, name, kept, put_back, self.before, after)
 
     def _save_after_uses(self, body, name, region):
         self.planned.add(name)
