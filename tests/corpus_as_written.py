@@ -216,8 +216,8 @@ CASES += [
 # ---- module-level objects: their fields, properties and methods --------------------------------
 
 class _Problem:
-    """A benchmark problem as libraries write them: fields set in __init__, a property, and
-    methods calling each other through self."""
+    """A benchmark problem as libraries write them: fields set in __init__, a property,
+    methods calling each other through self, and a count of evaluations (opfunu's n_fe)."""
 
     def __init__(self, ndim):
         self._ndim = ndim
@@ -225,6 +225,7 @@ class _Problem:
         self.shift = 0.25
         self.name = "weighted sphere"
         self.dim_changeable = True
+        self.n_fe = 0
 
     @property
     def ndim(self):
@@ -236,6 +237,7 @@ class _Problem:
 
     def evaluate(self, x):
         self.check_solution(x)
+        self.n_fe += 1
         return np.sum(self.weights * (x - self.shift) ** 2) / self.ndim + self._tail(x)
 
     def _tail(self, x):
