@@ -248,3 +248,25 @@ def test_a_field_read_after_a_call_that_assigns_it_is_refused():
     message = str(error.value)
     assert "PROBLEM.last is read after the call of 'evaluate', which assigns it" in message
     assert "read PROBLEM.last before the call" in message
+
+
+class Checked:
+    def __init__(self):
+        self._ndim = 2
+        self.n_fe = 0
+
+    def evaluate(self, x):
+        if len(x) != self._ndim:
+            raise ValueError(f"The length of solution should have {self._ndim} variables!")
+        self.n_fe += 1
+        return np.sum(x * x)
+
+
+def test_a_raise_reads_the_object_s_fields():
+    """(opfunu's check_solution: the fields in a `raise` are read like any other.)"""
+    checked = Checked()
+    grad = s2sad.grad(checked.evaluate, jit=False)
+    assert_close(grad(np.array([1.0, 2.0])), [2.0, 4.0])
+    with pytest.raises(ValueError, match="should have 2 variables"):
+        grad(np.ones(3))
+    assert checked.n_fe == 1

@@ -115,7 +115,7 @@ class _Scalarize:
                     values.cell_read(leaf), node.op, self.expression(node.value, node)),
                     None), node)
         else:
-            for field in ("value", "test"):
+            for field in ("value", "test", "exc"):  # (`raise E(f"{self.k}")` too)
                 value = getattr(node, field, None)
                 if isinstance(value, gast.expr):
                     setattr(node, field, self.expression(value, node, whole=True))
