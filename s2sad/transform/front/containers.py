@@ -69,8 +69,9 @@ class _Scalarize:
 
     def run(self):
         tree = self.source.tree
-        if not self.held and not any(values.interesting(n) or values.tuple_result(n)
-                                     for n in nodes.walk(tree)):
+        if not self.held and not any(values.interesting(n) or values.tuple_result(n) or
+                                     isinstance(n, gast.Attribute) and
+                                     isinstance(n.ctx, gast.Store) for n in nodes.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
         if self.problems:  # (an unrolled loop's body reports once per trip: once is enough)
@@ -212,7 +213,7 @@ class _Scalarize:
             target.value, (gast.Name, gast.Attribute, gast.Subscript)) else None
         spelt = _spelt(target)
         if owner is None or owner.kind != "record":
-            self.report(target, f"assignment to the attribute {spelt} of a value that is not "
+            self.report(target, f"assignment to an attribute, {spelt}, of a value that is not "
                         "an object s2sad follows",
                         why="s2sad writes the fields of objects passed to the function (or "
                             "read from the module) that the methods of their class assign",
