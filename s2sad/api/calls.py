@@ -148,12 +148,12 @@ class Transformed:
         """`values` (the function's own arguments) as the generated function takes them."""
         names = list(self.signature.parameters)
         if not any(pytrees.is_container(v) or resolve.is_function_value(v) for v in values):
-            return Arguments(values, pytrees.plain_layout(names, values, self.positions))
+            return pytrees.Arguments(values, pytrees.plain_layout(names, values, self.positions))
         if self._taken is None:
             self._taken = container_arguments.code_names(self.user_function())
         cells = []
         flat, layout = flatten_arguments(names, values, self.positions, set(self._taken), cells)
-        return Arguments(flat, layout, cells)
+        return pytrees.Arguments(flat, layout, cells)
 
     def constants(self):
         """(name, reader) of each module constant the function reads: generated code takes
@@ -172,7 +172,7 @@ class Transformed:
                 cells.append(value)
                 value = value.array
             values.append(value)
-        return Arguments(values, None, cells)
+        return pytrees.Arguments(values, None, cells)
 
     def parameter_names(self, layout):
         """The generated function's parameters before its seed (tangents or d_result)."""
@@ -378,34 +378,6 @@ def _wrt_fix(item, names):
     hint = f"; did you mean '{close[0]}'?" if close else ""
     return (f"name a parameter ('{names[0]}') or give its position (0 to {len(names) - 1}, or "
             f"negative from the end){hint}")
-
-
-class Arguments(list):
-    """The generated function's arguments, with the `pytrees.Layout` that says how the
-    function's own arguments were flattened into them, and the cells among them: the fields of
-    objects that the function's methods assign (`self.n_fe += 1`), which generated code writes
-    in place and `write_back` sets on the objects after a run."""
-
-    def __init__(self, values, layout, cells=()):
-        super().__init__(values)
-        self.layout = layout
-        self.cells = list(cells)
-
-    def __add__(self, more):
-        return Arguments(list(self) + list(more), self.layout,
-                         self.cells + list(getattr(more, "cells", ())))
-
-    def reset(self):
-        """Each cell back to the value it was made with: before generated code runs again on
-        these arguments (a Jacobian, a Hessian), so the objects change once per call."""
-        for cell in self.cells:
-            cell.reset()
-
-    def write_back(self):
-        """After a successful run: each object's field set to what generated code left in its
-        cell, as the function would have left it."""
-        for cell in self.cells:
-            cell.write_back()
 
 
 def flatten_arguments(names, values, positions, taken, cells=None):

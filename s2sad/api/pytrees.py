@@ -15,7 +15,7 @@ user's, as its attributes of those kinds); `fields` names a NamedTuple's or a re
 attributes. A str, None or bool in a container is static: a constant of the
 generated code (its value is part of the specialisation key), and the same in the gradient.
 A record's field that a method of its class assigns (`self.n_fe += 1`), holding a number or a
-bool, is a cell: a new 1-element array per call (container_values.Cell), which generated code
+bool, is a cell: a new 1-element array per call (container_cells.Cell), which generated code
 writes in place; after the run the caller sets the attribute from it (`write_back`), so the
 object changes as when the function runs.
 """
@@ -24,16 +24,9 @@ from collections import OrderedDict
 import numpy
 
 from s2sad.transform.front.container_arguments import fresh
-from s2sad.transform.front.container_values import (
-    CELL,
-    Cell,
-    identifier,
-    is_cell,
-    is_cell_spec,
-    is_record,
-    is_static_spec,
-    record_fields,
-)
+from s2sad.transform.front.container_cells import CELL, Cell, is_cell, is_cell_spec
+from s2sad.transform.front.container_values import (identifier, is_record, is_static_spec,
+                                                    record_fields)
 
 def is_container(value):
     return isinstance(value, (dict, list, tuple)) or is_record(value)
@@ -256,6 +249,34 @@ class Layout:
             except ValueError as exc:
                 raise ValueError(f"{what}: {exc}") from None
         return leaves
+
+
+class Arguments(list):
+    """The generated function's arguments, with the `pytrees.Layout` that says how the
+    function's own arguments were flattened into them, and the cells among them: the fields of
+    objects that the function's methods assign (`self.n_fe += 1`), which generated code writes
+    in place and `write_back` sets on the objects after a run."""
+
+    def __init__(self, values, layout, cells=()):
+        super().__init__(values)
+        self.layout = layout
+        self.cells = list(cells)
+
+    def __add__(self, more):
+        return Arguments(list(self) + list(more), self.layout,
+                         self.cells + list(getattr(more, "cells", ())))
+
+    def reset(self):
+        """Each cell back to the value it was made with: before generated code runs again on
+        these arguments (a Jacobian, a Hessian), so the objects change once per call."""
+        for cell in self.cells:
+            cell.reset()
+
+    def write_back(self):
+        """After a successful run: each object's field set to what generated code left in its
+        cell, as the function would have left it."""
+        for cell in self.cells:
+            cell.write_back()
 
 
 def plain_layout(names, values, positions):

@@ -110,7 +110,7 @@ CELLS = Fact(
     " code writes, `self.n_fe += 1`), each with the field's path (`self.n_fe`): the generated"
     " function works on copies and leaves the new values in them where its forward sweep"
     " ends", (dict,),
-    ("front/containers",), ("analysis/aliases", "generate/effects", "generate/saves"))
+    ("front/container_values",), ("analysis/aliases", "generate/effects", "generate/saves"))
 ORIGINAL = Fact(
     "original", "a function copy taking one parameter per container leaf: the user's function",
     _ANY, ("front/container_arguments",), ("front/container_arguments",), holder="function")

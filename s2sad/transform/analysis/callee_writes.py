@@ -19,7 +19,7 @@ import gast
 from s2sad.errors import S2sadError
 
 from .. import nodes
-from ..front import container_arguments, container_values, parse, resolve
+from ..front import container_arguments, container_cells, container_values, parse, resolve
 
 _VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "squeeze", "swapaxes",
                            "diagonal"})
@@ -87,11 +87,11 @@ def _cells_assigned(func, parameter, spec):
     cls = resolve.classes_of([(parameter, spec)]).get(parameter)
     if cls is None:
         return []
-    fields = container_values.assigned_fields(container_arguments.original(func), parameter,
+    fields = container_cells.assigned_fields(container_arguments.original(func), parameter,
                                               cls)
     kind, keys, parts, _, _ = spec
     return [part[1] for key, part in zip(keys, parts)
-            if container_values.is_cell_spec(part) and key in fields]
+            if container_cells.is_cell_spec(part) and key in fields]
 
 
 class _Scan:

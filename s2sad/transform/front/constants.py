@@ -15,7 +15,7 @@ parameters of its caller too, which passes them on:
 
 Numbers and bools stay inlined (resolve.py): they are compile-time constants, and rebinding
 one transforms again. A module-level object's field that a method of its class assigns
-(`self.n_fe += 1`) is read as a cell instead (container_values.Cell): a new 1-element array per
+(`self.n_fe += 1`) is read as a cell instead (container_cells.Cell): a new 1-element array per
 call, which the caller sets the field from after the run.
 """
 import inspect
@@ -27,7 +27,7 @@ from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts
 from .. import nodes, template
-from . import container_arguments, container_values, parse
+from . import container_arguments, container_cells, container_values, parse
 from .resolve import (code_names, is_constant_array, is_constant_container, is_function_value,
                       is_user_function)
 
@@ -90,7 +90,7 @@ def _add_container(found, specs, name, reader, value, holder, func):
         fields, typename = (), None
         if cell:  # a field a method assigns: a new cell per call, set on the object after it
             _add(found, base, read, (holder, name, base), func)
-            return container_values.CELL, base
+            return container_cells.CELL, base
         if container_values.is_static_value(item) or is_function_value(item):
             return "static", item  # a str, None, bool or function: constant (part of the key)
         if id(item) in seen:
@@ -99,7 +99,7 @@ def _add_container(found, specs, name, reader, value, holder, func):
             keys = fields = container_values.record_fields(item)
             items, kind = [getattr(item, k) for k in keys], "record"
             typename = f"{type(item).__module__}.{type(item).__qualname__}"
-            cells = [container_values.is_cell(item, k, v) for k, v in zip(keys, items)]
+            cells = [container_cells.is_cell(item, k, v) for k, v in zip(keys, items)]
             readers = [_cell_of(read, k) if cell else _attribute_reader(read, k)
                        for k, cell in zip(keys, cells)]
         elif isinstance(item, dict):
@@ -133,7 +133,7 @@ def _cell_of(read, name):
     which the caller of generated code passes (its array) and writes back after the run."""
     def cell():
         record = read()
-        return container_values.Cell(record, name, getattr(record, name))
+        return container_cells.Cell(record, name, getattr(record, name))
     return cell
 
 

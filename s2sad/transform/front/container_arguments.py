@@ -24,6 +24,7 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts
+from . import container_cells as cells
 from . import container_values as values
 from .. import nodes
 from . import unresolved
@@ -49,7 +50,7 @@ def expand(args, structures):
                     if field == "kwonlyargs":
                         args.kw_defaults[k:k + 1] = [None] * len(values.leaf_names(spec))
                     break
-        if values.is_cell_spec(spec):  # (a cell passed alone: not a container)
+        if cells.is_cell_spec(spec):  # (a cell passed alone: not a container)
             continue
         if values.is_static_spec(spec):
             if not callable(spec[1]):  # a literal passed (`sensitivities=False`): bound first
@@ -193,7 +194,7 @@ def leaves_of(made, base, taken):
     def walk(item, name, cell=None):
         if cell is not None:  # the cell itself: the callee writes the same one
             atoms.append(nodes.name(cell))
-            return values.CELL, fresh(name, taken)
+            return cells.CELL, fresh(name, taken)
         if isinstance(item, gast.Constant) and values.is_static_value(item.value):
             return "static", item.value  # a str, None or bool: a constant of the callee
         if not isinstance(item, values.Container):

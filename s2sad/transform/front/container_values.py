@@ -1,11 +1,7 @@
 """What containers.py follows: a tuple, list or dict known at transform time (`Container`),
 and how an expression reading one is spelt with its elements (`Reads`)."""
-import ast
 import builtins
 import dataclasses
-import inspect
-import numbers
-import textwrap
 import types
 
 import gast
@@ -13,6 +9,7 @@ import numpy
 
 from .. import facts, nodes
 from . import parse
+from .container_cells import cell_names, cell_read, is_cell_spec
 
 # NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
 SEQUENCE_FUNCTIONS = {"numpy.stack", "numpy.array", "numpy.asarray", "numpy.concatenate",
@@ -113,143 +110,9 @@ def nested_tuple_return(call):
                  any(isinstance(e, (gast.Tuple, gast.List)) for e in n.value.elts)), None)
 
 
-# Methods that set up an object rather than change it: their writes make no cell.
-_SETUP = frozenset({"__init__", "__new__", "__post_init__", "__setstate__"})
-_written = {}  # class -> the fields its methods assign on `self`
-
-
-def written_fields(cls):
-    """The attributes the methods of `cls` (its MRO's, set-up methods left out) assign on their
-    first parameter: `self.n_fe += 1`, `self.last = v`. A method whose source cannot be read
-    counts nothing. Such a field, holding a number or a bool, is passed as a cell (`is_cell`)."""
-    if cls not in _written:
-        found = set()
-        for klass in getattr(cls, "__mro__", (cls,)):
-            for name, member in vars(klass).items():
-                function = getattr(member, "fget", member)  # (a property's getter too)
-                if name in _SETUP or not isinstance(function, types.FunctionType):
-                    continue
-                found |= _assigned_on_first_parameter(function)
-        _written[cls] = frozenset(found)
-    return _written[cls]
-
-
-def _assigned_on_first_parameter(function):
-    definition = _definition(function)
-    if definition is None:
-        return set()
-    parameters = definition.args.posonlyargs + definition.args.args
-    if not parameters:
-        return set()
-    first = parameters[0].arg
-    return {target.attr for node in ast.walk(definition)
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-            for written in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            for target in ast.walk(written)
-            if isinstance(target, ast.Attribute) and isinstance(target.ctx, ast.Store) and
-            isinstance(target.value, ast.Name) and target.value.id == first}
-
-
-_assigned = {}  # (function, parameter, class) -> the fields it assigns on that parameter
-
-
-def assigned_fields(function, parameter, cls):
-    """The fields of the object given to `parameter` (an object of `cls`) that `function`
-    assigns: `parameter.k = v`, and in the methods of `cls` it calls on it and the functions
-    of its module it passes it to (by position), followed through; a function whose source
-    cannot be read assigns nothing."""
-    key = (function, parameter, cls)
-    if key not in _assigned:
-        _assigned[key] = frozenset()  # (recursion: what the outer scan finds)
-        _assigned[key] = frozenset(_assigned_through(function, parameter, cls))
-    return _assigned[key]
-
-
-def _assigned_through(function, parameter, cls):
-    definition = _definition(function)
-    if definition is None:
-        return set()
-    found = set()
-    for node in ast.walk(definition):
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            for written in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                found |= {t.attr for t in ast.walk(written) if isinstance(t, ast.Attribute) and
-                          isinstance(t.ctx, ast.Store) and isinstance(t.value, ast.Name) and
-                          t.value.id == parameter}
-        elif isinstance(node, ast.Call):
-            called, position = None, None
-            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
-                    and node.func.value.id == parameter:  # self.count()
-                called, position = inspect.getattr_static(cls, node.func.attr, None), 0
-            elif isinstance(node.func, ast.Name):  # helper(self, x)
-                called = getattr(function, "__globals__", {}).get(node.func.id)
-                position = next((k for k, a in enumerate(node.args) if
-                                 isinstance(a, ast.Name) and a.id == parameter), None)
-            if isinstance(called, types.FunctionType) and position is not None:
-                inner = _definition(called)
-                names = [a.arg for a in inner.args.posonlyargs + inner.args.args] \
-                    if inner is not None else []
-                if position < len(names):
-                    found |= assigned_fields(called, names[position], cls)
-    return found
-
-
-def _definition(function):
-    """The ast FunctionDef of a function's source, or None."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return None
-    definition = tree.body[0] if tree.body else None
-    return definition if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-        else None
-
-
-def is_cell(record, field, value):
-    """Whether `record.field` (holding `value`) is passed as a cell: a number or a bool that a
-    method of the record's class assigns. Generated code reads it as `cell[0]` and writes it
-    in place; the caller of generated code sets the attribute from the cell after the run."""
-    return isinstance(value, (numbers.Real, numpy.number, numpy.bool_)) and \
-        not dataclasses.is_dataclass(type(value)) and field in written_fields(type(record))
-
-
-CELL = "cell"
-
-
-def is_cell_spec(spec):
-    """("cell", leaf name): a record's field held in a 1-element array (`is_cell`)."""
-    return isinstance(spec, tuple) and len(spec) == 2 and spec[0] == CELL
-
-
 def is_static_spec(spec):
     """("static", value): a str, None or bool inlined, or a function given as an argument."""
     return isinstance(spec, tuple) and len(spec) == 2 and spec[0] == "static"
-
-
-class Cell:
-    """One record field passed as a cell: a new 1-element array holding its value (int64,
-    float64 or bool, by the value's type; float64 when `dtype` says so), and `write_back()`
-    sets the field from it after generated code ran."""
-
-    def __init__(self, record, field, value, dtype=None):
-        self.record, self.field, self.start = record, field, value
-        if dtype is None:
-            dtype = numpy.bool_ if isinstance(value, (bool, numpy.bool_)) else \
-                numpy.int64 if isinstance(value, (numbers.Integral, numpy.integer)) else \
-                numpy.float64
-        self.array = numpy.array([value], dtype=dtype)
-
-    def reset(self):
-        """The value it started with (before generated code runs again on the same call)."""
-        self.array[0] = self.start
-
-    def write_back(self):
-        """Set the field to the cell's value, of the type the field held."""
-        kind = type(self.start)
-        value = self.array[0]
-        setattr(self.record, self.field, bool(value) if kind is bool else
-                int(value) if kind is int else float(value) if kind is float else
-                kind(value))
 
 
 class Container:
@@ -446,27 +309,12 @@ def of_spec(spec):
     return Container(kind, keys, [of_spec(p) for p in parts], fields, typename, cells)
 
 
-def cell_read(leaf, store=False):
-    """`leaf[0]`: the value of the record field held in the cell `leaf`."""
-    return gast.Subscript(nodes.name(leaf), gast.Constant(0, None),
-                          gast.Store() if store else gast.Load())
-
-
 def leaf_names(spec):
     if isinstance(spec, str):
         return [spec]
     if is_cell_spec(spec):
         return [spec[1]]
     return [] if len(spec) == 2 else [n for p in spec[2] for n in leaf_names(p)]
-
-
-def cell_names(spec):
-    """The leaves of `spec` that are cells."""
-    if is_cell_spec(spec):
-        return [spec[1]]
-    if isinstance(spec, str) or len(spec) == 2:
-        return []
-    return [n for p in spec[2] for n in cell_names(p)]
 
 
 def leaf_paths(spec, path):
@@ -585,6 +433,26 @@ def interesting(node):
             (isinstance(target, gast.Tuple) and (isinstance(value, gast.Name) or
                                                  returns_an_array(value)))
     return isinstance(node, gast.Expr) and is_append(node)
+
+
+def assigns_field(node):
+    """`obj.k = ...` (container_cells.assign follows it, or reports it)."""
+    return isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store)
+
+
+def mark_cells(tree, structures):
+    """Tell later stages which parameters of `tree` hold objects' fields in cells, and their
+    paths (`structures`: (parameter, spec) pairs, of arguments and module objects)."""
+    held = {leaf: path for name, spec in structures
+            for leaf, path in leaf_paths(spec, name).items() if leaf in cell_names(spec)}
+    if held:  # generated code leaves the new values in them (generate/effects.py)
+        facts.CELLS.put(tree, held)
+
+
+def exits_early(loop):
+    """A `break`, `continue` or `else` of this loop: it cannot be unrolled."""
+    return bool(loop.orelse) or any(isinstance(n, (gast.Break, gast.Continue))
+                                    for s in loop.body for n in nodes.walk(s))
 
 
 def merged(owner, node, name, one, other):

@@ -24,6 +24,7 @@ from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts
 from . import container_arguments as arguments
+from . import container_cells as cells
 from . import container_buffers as buffers
 from . import container_values as values
 from .. import nodes
@@ -43,11 +44,7 @@ def scalarize(source, structures=(), held=()):
                                                source.tree) for name, value in statics]
     run.held.update({name: values.of_spec(spec) for name, spec in held})  # module containers
     run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
-    cells = {leaf: path for name, spec in tuple(structures) + tuple(held)
-             for leaf, path in values.leaf_paths(spec, name).items()
-             if leaf in values.cell_names(spec)}
-    if cells:  # objects' fields in cells: generated code leaves the new values in them
-        facts.CELLS.put(source.tree, cells)
+    values.mark_cells(source.tree, tuple(structures) + tuple(held))
     run.run()
     if run.held or run.buffers:
         values.drop_dead_constants(source.tree)
@@ -70,8 +67,7 @@ class _Scalarize:
     def run(self):
         tree = self.source.tree
         if not self.held and not any(values.interesting(n) or values.tuple_result(n) or
-                                     isinstance(n, gast.Attribute) and
-                                     isinstance(n.ctx, gast.Store) for n in nodes.walk(tree)):
+                                     values.assigns_field(n) for n in nodes.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
         if self.problems:  # (an unrolled loop's body reports once per trip: once is enough)
@@ -110,11 +106,7 @@ class _Scalarize:
             node.value = self.expression(node.value, node)
             self.out.append(node)
         elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Attribute):
-            leaf = self.cell(node.target, node)
-            if leaf is not None:  # self.n_fe += 1  -->  self_n_fe[0] = self_n_fe[0] + 1
-                self.emit(gast.Assign([values.cell_read(leaf, store=True)], gast.BinOp(
-                    values.cell_read(leaf), node.op, self.expression(node.value, node)),
-                    None), node)
+            cells.assign(self, node)  # self.n_fe += 1  -->  self_n_fe[0] = self_n_fe[0] + 1
         else:
             for field in ("value", "test", "exc"):  # (`raise E(f"{self.k}")` too)
                 value = getattr(node, field, None)
@@ -169,7 +161,7 @@ class _Scalarize:
                         fix="index instead: a, rest = x[0], x[1:]")
             return
         if any(isinstance(t, gast.Attribute) for t in targets):
-            return self.set_field(node, made)
+            return cells.assign(self, node, made)
         for target in targets:
             if isinstance(target, gast.Name):
                 if made is not None:
@@ -193,55 +185,6 @@ class _Scalarize:
                                 fix="assign its elements one by one")
         if keep:
             self.out.append(node)
-
-    def set_field(self, node, made):
-        """`obj.k = v` of an object held now whose field k is a cell: `obj_k[0] = v`."""
-        target = node.targets[0]
-        if len(node.targets) > 1 or made is not None:
-            self.report(node, "an attribute is assigned a container, or together with other "
-                        "names", why="s2sad writes one number into an object's field",
-                        fix=f"assign a number to {_spelt(target)} in a statement of its own")
-            return
-        leaf = self.cell(target, node)
-        if leaf is not None:
-            self.emit(gast.Assign([values.cell_read(leaf, store=True)], node.value, None),
-                      node)
-
-    def cell(self, target, like):
-        """The cell holding the field `target` (obj.k) assigns, or None (reported)."""
-        owner = self.container(target.value, like) if isinstance(
-            target.value, (gast.Name, gast.Attribute, gast.Subscript)) else None
-        spelt = _spelt(target)
-        if owner is None or owner.kind != "record":
-            self.report(target, f"assignment to an attribute, {spelt}, of a value that is not "
-                        "an object s2sad follows",
-                        why="s2sad writes the fields of objects passed to the function (or "
-                            "read from the module) that the methods of their class assign",
-                        fix="keep the value in a local variable, or return it")
-            return None
-        leaf = owner.cells.get(target.attr)
-        if leaf is not None:
-            return leaf
-        name = owner.typename.rpartition(".")[2]
-        if target.attr not in owner.fields:
-            self.report(target, f"{spelt}: '{target.attr}' is not a field of this {name} "
-                        "when the function is called",
-                        why="s2sad passes an object as the fields it has at the call; a field "
-                            "the differentiated code adds is not among them",
-                        fix=f"give it a value in {name}.__init__ (self.{target.attr} = 0.0), "
-                            "or use a local variable")
-            return None
-        item = owner.attribute(target.attr)
-        holds = f"holds a {item.kind}" if isinstance(item, values.Container) else \
-            "holds a str, None or a constant" if isinstance(item, gast.Constant) else \
-            "holds an array, or no method of its class assigns it"
-        self.report(target, f"assignment to {spelt}, a field of {name} that s2sad passes as a "
-                    "value, not in a cell", why="s2sad writes back a field that holds a number "
-                    "or a bool and that a method of the object's class assigns (`self.n += 1` "
-                    f"in a method): '{target.attr}' {holds}",
-                    fix="keep the new value in a local variable and return it, or assign a "
-                        "number field inside a method of the class")
-        return None
 
     def named(self, made, base, like):
         """A container whose elements are held in names `base_k` (new ones for new values)."""
@@ -355,11 +298,11 @@ class _Scalarize:
                             why="a dataclass is not iterable", fix="loop over its fields' "
                             "values: for w in (p.a, p.b)")
                 return
-            values = list(held.items) if held.kind != "dict" else \
+            items = list(held.items) if held.kind != "dict" else \
                 [gast.Constant(k, None) for k in held.keys]
-            return self.unrolled(node, values)
+            return self.unrolled(node, items)
         trips = self.static_range(iterable)
-        if trips is not None and self.touches(node) and not _exits(node):
+        if trips is not None and self.touches(node) and not values.exits_early(node):
             return self.unrolled(node, [gast.Constant(k, None) for k in trips])
         self.opaque_loop(node)
 
@@ -369,7 +312,7 @@ class _Scalarize:
                    isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in nodes.walk(s))
 
     def unrolled(self, node, items):
-        if _exits(node):
+        if values.exits_early(node):
             self.report(node, "a loop over a container with `break`, `continue` or `else`",
                         why="s2sad unrolls it: one copy of the body per element",
                         fix="use an `if` around the rest of the body instead")
@@ -652,15 +595,3 @@ class _Scalarize:
                         "no container to pass",
                     fix="pass its elements, or use numpy.stack(...) to make an array")
         return node
-
-
-def _spelt(target):
-    """`self.n_fe`, as the source spells an attribute target."""
-    chain = nodes.dotted_parts(target)
-    return f"`{'.'.join(chain)}`" if chain else f"`.{target.attr}`"
-
-
-def _exits(loop):
-    """A `break`, `continue` or `else` of this loop: it cannot be unrolled."""
-    return bool(loop.orelse) or any(isinstance(n, (gast.Break, gast.Continue))
-                                    for s in loop.body for n in nodes.walk(s))

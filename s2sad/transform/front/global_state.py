@@ -11,7 +11,7 @@ import types
 
 import numpy
 
-from . import container_values
+from . import container_cells, container_values
 from .resolve import (code_names, is_constant_array, is_constant_container, is_function_value,
                       is_record_constant, is_user_function)
 
@@ -55,7 +55,7 @@ def constant_kind(value):
         return ("array", value.dtype.str, value.ndim)
     if is_record_constant(value):
         return ("record", type(value), tuple(
-            (k, ("cell", type(v).__name__) if container_values.is_cell(value, k, v) else
+            (k, ("cell", type(v).__name__) if container_cells.is_cell(value, k, v) else
              constant_kind(v)) for k, v in ((k, getattr(value, k))
                                             for k in container_values.record_fields(value))))
     if container_values.is_static_value(value) or is_function_value(value):
