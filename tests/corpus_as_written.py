@@ -403,3 +403,41 @@ def bbvi_objective(params):
     mean, log_std = params[:2], params[2:]
     samples = NOISE.randn(6, 2) * np.exp(log_std) + mean
     return np.mean(np.sum(samples ** 2, axis=1)) - np.sum(log_std)
+
+
+# ---- objects holding callable objects (a log-density wrapping an error measure) ----------------
+
+class _RosenbrockError:
+    def __init__(self):
+        self._a, self._b = 1.0, 100.0
+
+    def __call__(self, x):
+        return (self._a - x[0]) ** 2 + self._b * (x[1] - x[0] ** 2) ** 2
+
+    def n_parameters(self):
+        return 2
+
+
+class _RosenbrockLogPDF:
+    def __init__(self):
+        self._f = _RosenbrockError()
+
+    def __call__(self, x):
+        return -np.log(1.0 + self._f(x)) * self._f.n_parameters() / 2
+
+
+LOG_PDF = _RosenbrockLogPDF()
+
+
+def callable_object(x):
+    return LOG_PDF(x)
+
+
+def wrapped_callable_objects(x):
+    return LOG_PDF(x) + 0.1 * LOG_PDF._f(x)
+
+
+CASES += [
+    (callable_object, lambda rng: (rng.uniform(-1.0, 2.0, size=2),), 0),
+    (wrapped_callable_objects, lambda rng: (rng.uniform(-1.0, 2.0, size=2),), 0),
+]

@@ -170,6 +170,13 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
                 if isinstance(method, types.FunctionType):
                     return self._user_call(node, chain, method, [receiver, *node.args])
             found = self._lookup(node.func, chain)
+            call = inspect.getattr_static(type(found), "__call__", None) \
+                if is_record_constant(found) else None
+            if isinstance(call, types.FunctionType):  # `LOSS(x)`, `model._f(x)`: objects
+                held = self._record_prefix(chain + ["__call__"])
+                receiver = self._record_read(node.func, chain, held)[0] if held < len(chain) \
+                    else self._constant(node.func, chain)
+                return self._user_call(node, chain, call, [receiver, *node.args])
         if found is _MISSING:
             return node
         if isinstance(found, types.ModuleType) or not callable(found):
@@ -247,7 +254,16 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             return node
         own = self._own_method(receiver, name)
         if own is not None:
-            return self._user_call(node, [receiver.id, name], own, [receiver, *node.args])
+            path = resolve_values.path_of(receiver)
+            return self._user_call(node, path.split(".") + [name], own,
+                                   [receiver, *node.args])
+        called = self._called_field(receiver, name)  # `self._f(x)`, _f a callable object
+        if called is not None:
+            field = gast.copy_location(gast.Attribute(receiver, name, gast.Load()), node.func)
+            facts.FIELD.put(field, True)
+            path = resolve_values.path_of(receiver)
+            return self._user_call(node, path.split(".") + [name], called,
+                                   [field, *node.args])
         method = METHODS.get(name)
         if name in unresolved.RANDOM_METHODS and isinstance(receiver, gast.Name) and \
                 (method is None or method.attribute):
@@ -293,7 +309,8 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
         receiver = self.visit(node.value)
         getter = self._own_property(receiver, node.attr)
         if getter is not None:
-            return self._user_call(node, [receiver.id, node.attr], getter, [receiver])
+            return self._user_call(node, resolve_values.path_of(receiver).split(".") +
+                                   [node.attr], getter, [receiver])
         if node.attr in SHAPE_ATTRIBUTES:
             node.value = receiver
             return node
@@ -435,7 +452,8 @@ def classes_of(structures):
     """{parameter: its class} for the parameters given objects of a class that can be found
     by its name (`structures`: (parameter, spec) pairs, api/pytrees.py)."""
     found = {}
-    for name, spec in structures:
+
+    def walk(path, spec):
         typename = spec[4] if isinstance(spec, tuple) and len(spec) == 5 and \
             spec[0] == "record" else None
         module, _, qualname = (typename or "").rpartition(".")
@@ -443,7 +461,12 @@ def classes_of(structures):
         for part in qualname.split(".") if holder is not None and "<" not in qualname else ():
             holder = getattr(holder, part, None)
         if isinstance(holder, type):
-            found[name] = holder
+            found[path] = holder  # (a record in a record: `self._f`, its path)
+            for field, part in zip(spec[3], spec[2]):
+                walk(f"{path}.{field}", part)
+
+    for name, spec in structures:
+        walk(name, spec)
     return found
 
 

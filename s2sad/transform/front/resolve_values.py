@@ -115,16 +115,24 @@ class Values:
         return constant
 
     def _own_method(self, receiver, name):
-        """The plain function `receiver.name` runs, when receiver is a parameter given an
-        object of a class with that method (not a static or class method), else None."""
-        cls = self.classes.get(receiver.id) if isinstance(receiver, gast.Name) else None
+        """The plain function `receiver.name` runs, when receiver is a parameter (or a field
+        of one, `self._f`) given an object of a class with that method (not a static or class
+        method), else None."""
+        cls = self.classes.get(path_of(receiver))
         found = inspect.getattr_static(cls, name, None) if cls is not None else None
+        return found if isinstance(found, types.FunctionType) else None
+
+    def _called_field(self, receiver, name):
+        """`type(f).__call__` when `receiver.name` is a field holding a callable object of a
+        class with a Python `__call__` (`self._f(x)`), else None."""
+        cls = self.classes.get(f"{path_of(receiver)}.{name}")
+        found = inspect.getattr_static(cls, "__call__", None) if cls is not None else None
         return found if isinstance(found, types.FunctionType) else None
 
     def _own_property(self, receiver, name):
         """The getter `receiver.name` runs when it reads a property of a class of the user's
         (`self.ndim` -> `Problem.ndim.fget(self)`), else None."""
-        cls = self.classes.get(receiver.id) if isinstance(receiver, gast.Name) else None
+        cls = self.classes.get(path_of(receiver))
         return _getter(cls, name) if cls is not None else None
 
     def _record_prefix(self, chain):
@@ -165,3 +173,12 @@ def _getter(cls, name):
     found = inspect.getattr_static(cls, name, None)
     getter = getattr(found, "fget", None) if isinstance(found, property) else None
     return getter if isinstance(getter, types.FunctionType) else None
+
+
+def path_of(node):
+    """`self._f` -> "self._f": a name or an attribute chain of one, else ""."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    return ".".join([node.id] + parts) if isinstance(node, gast.Name) else ""
