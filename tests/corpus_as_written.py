@@ -441,3 +441,12 @@ CASES += [
     (callable_object, lambda rng: (rng.uniform(-1.0, 2.0, size=2),), 0),
     (wrapped_callable_objects, lambda rng: (rng.uniform(-1.0, 2.0, size=2),), 0),
 ]
+
+
+def read_only_copy(x):
+    v = np.array(x, copy=True, dtype=float)
+    v.setflags(write=False)     # changes no value: left out
+    return np.sum(v ** 3)
+
+
+CASES += [(read_only_copy, lambda rng: (rng.normal(size=3),), 0)]

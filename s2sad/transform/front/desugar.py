@@ -31,6 +31,8 @@ Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
     assert x.ndim == 1, "a vector"              if not x.ndim == 1:
                                                     raise AssertionError("a vector")
 
+    v.setflags(write=False)                     (left out: it changes no value)
+
     def check(x):                               def check(x):
         if len(x) > 9:                              if len(x) > 9:
             raise ValueError("long")                    raise ValueError("long")
@@ -69,6 +71,15 @@ def _procedure_returns_none(tree):
     if not (tree.body and isinstance(last, gast.Return)):
         tree.body.append(gast.copy_location(gast.Return(gast.Constant(None, None)), last))
     return True
+
+
+def _sets_flags(statement):
+    """`v.setflags(write=False)` as a statement: it changes no value, only whether later
+    writes raise, and generated code writes only into arrays of its own (its copies of what
+    the function writes), so it is left out."""
+    call = statement.value if isinstance(statement, gast.Expr) else None
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and \
+        call.func.attr == "setflags" and isinstance(call.func.value, gast.Name)
 
 
 def desugar(source):
@@ -117,6 +128,8 @@ class _Desugar:
                     isinstance(statement.value, gast.Lambda):
                 self.functions[statement.targets[0].id] = statement.value
                 continue
+            if _sets_flags(statement):
+                continue  # `v.setflags(write=False)`: no value changes (see _sets_flags)
             if isinstance(statement, gast.Assert):
                 statement = _as_if(statement)
             copies = function_sequences.unrolled(self.source, statement)
