@@ -444,7 +444,7 @@ CASES += [
 
 
 def read_only_copy(x):
-    v = np.array(x, copy=True, dtype=float)
+    v = x.copy()
     v.setflags(write=False)     # changes no value: left out
     return np.sum(v ** 3)
 
