@@ -56,16 +56,21 @@ def tuple_count(call):
     chain = nodes.dotted_parts(call.func)
     if chain is not None and ".".join(chain) in TUPLE_RESULTS:
         return TUPLE_RESULTS[".".join(chain)]
+    counts = {len(n.value.elts) if isinstance(n.value, gast.Tuple) else None
+              for n in _returns_of(call)}
+    return counts.pop() if len(counts) == 1 and None not in counts else None
+
+
+def _returns_of(call):
+    """The `return` statements of the user function `call` calls (none for another call)."""
     func = facts.REF.of(call)
     if not facts.USER.of(call) or func is None:
-        return None
+        return []
     try:
         tree = parse.parse_function(func).tree
     except Exception:  # noqa: BLE001 -- its own transformation reports it
-        return None
-    counts = {len(n.value.elts) if isinstance(n.value, gast.Tuple) else None
-              for n in nodes.walk(tree) if isinstance(n, gast.Return)}
-    return counts.pop() if len(counts) == 1 and None not in counts else None
+        return []
+    return [n for n in nodes.walk(tree) if isinstance(n, gast.Return)]
 
 
 # NumPy functions returning a list or tuple of arrays (not a tuple of a fixed length).
@@ -98,15 +103,7 @@ def tuple_result(node):
 def nested_tuple_return(call):
     """A `return` of a tuple holding a tuple or list display in the user function `call`
     calls (`return (W1, b1), (W2, b2)`), or None."""
-    func = facts.REF.of(call)
-    if not facts.USER.of(call) or func is None:
-        return None
-    try:
-        tree = parse.parse_function(func).tree
-    except Exception:  # noqa: BLE001 -- its own transformation reports it
-        return None
-    return next((n for n in nodes.walk(tree) if isinstance(n, gast.Return) and
-                 isinstance(n.value, gast.Tuple) and
+    return next((n for n in _returns_of(call) if isinstance(n.value, gast.Tuple) and
                  any(isinstance(e, (gast.Tuple, gast.List)) for e in n.value.elts)), None)
 
 
