@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.spatial.distance
 
 import s2sad
 import corpus_as_written
@@ -360,6 +361,19 @@ def test_a_draw_from_parameters_says_how_to_reparameterise():
     with pytest.raises(s2sad.TemplateError, match="reparameterise") as info:
         s2sad.grad(_draws_from_parameters, jit=False)(np.ones(4), np.random.default_rng(0))
     assert "draws random numbers from parameters" in str(info.value)
+
+
+def _distance_to_ones(x):
+    return scipy.spatial.distance.euclidean(x, np.ones(3)) * 2.0
+
+
+def test_a_library_function_without_a_rule_is_named_at_the_call():
+    with pytest.raises(s2sad.UnsupportedError) as info:
+        s2sad.grad(_distance_to_ones, jit=False)(np.array([0.1, 0.2, 0.3]))
+    text = str(info.value)
+    assert "no derivative rule for scipy.spatial.distance.euclidean" in text
+    assert "@s2sad.adjoint(scipy.spatial.distance.euclidean)" in text
+    assert "test_as_written.py" in text.splitlines()[0] and "_misc.py" not in text
 
 
 # ---- nested differentiation: grad of a function that calls s2sad.grad ----------------------------

@@ -19,12 +19,14 @@ import dataclasses
 import functools
 import os
 import sys
+import sysconfig
 import threading
 
 import gast
 
 from s2sad import templates
-from s2sad.errors import ArgumentError, Diagnostic, InternalError, S2sadError, UnsupportedError
+from s2sad.errors import (ArgumentError, Diagnostic, InternalError, S2sadError, TemplateError,
+                          UnsupportedError)
 from s2sad.runtime import cache, rt
 from s2sad.version import __version__
 
@@ -366,7 +368,8 @@ def _adjoint(func, positions, kinds, tidy, check_nan, quiet=False):
     clogs.mark_integer_writes(body)
     useful = activity.analyse(body, wrt, params)
     found = clogs.find(source, body, wrt)
-    bindings = [(name, primal(callee)) for name, callee in callees.items()]
+    bindings = [(name, _of_callee(source, callee, lambda c=callee: primal(c)))
+                for name, callee in callees.items()]
     emitted = {callee: name for name, callee in callees.items()}
     adjoint_name = namer.fresh(f"d{func.__name__}")
     linked = {(func, positions): adjoint_name}  # recursion: the adjoint calls itself
@@ -376,8 +379,8 @@ def _adjoint(func, positions, kinds, tidy, check_nan, quiet=False):
             (callee, callee_positions, callee_kinds)
         if key not in linked:
             name = namer.fresh(f"d{emitted[callee]}")
-            bindings.append((name, adjoint(callee, callee_positions, callee_kinds,
-                                           check_nan=check_nan, quiet=True)))
+            bindings.append((name, _of_callee(source, callee, lambda: adjoint(
+                callee, callee_positions, callee_kinds, check_nan=check_nan, quiet=True))))
             linked[key] = name
         return linked[key]
 
@@ -413,7 +416,8 @@ def _tangent(func, positions, kinds):
     useful = activity.analyse(body, wrt, params)
     found = clogs.find(source, body, wrt)
     # a recursive call whose arguments carry no tangent runs the primal copy of func itself
-    bindings = [(name, primal(callee)) for name, callee in callees.items()]
+    bindings = [(name, _of_callee(source, callee, lambda c=callee: primal(c)))
+                for name, callee in callees.items()]
     emitted = {callee: name for name, callee in callees.items()}
     tangent_name = namer.fresh(f"jvp_{func.__name__}")
     returned = body[-1].value
@@ -425,7 +429,8 @@ def _tangent(func, positions, kinds):
             (callee, callee_positions, callee_kinds)
         if key not in linked:
             name = namer.fresh(f"jvp_{emitted[callee]}")
-            generated = tangent(callee, callee_positions, callee_kinds)
+            generated = _of_callee(source, callee,
+                                   lambda: tangent(callee, callee_positions, callee_kinds))
             bindings.append((name, generated))
             linked[key] = (name, generated.outputs)
         return linked[key]
@@ -473,6 +478,42 @@ def _loops_over_displays(tree):
     return any(isinstance(n, gast.For) and (isinstance(n.iter, (gast.Tuple, gast.List)) or
                                             isinstance(n.iter, gast.Name) and n.iter.id in displays)
                for n in nodes.walk(tree))
+
+
+def _of_callee(source, callee, make):
+    """`make()`, the generated code of a function `source` calls; when that function is a
+    library's (installed code, not the user's) and s2sad cannot differentiate its source, one
+    error at the call naming the function and how to give it a rule, instead of the
+    problems found inside the library."""
+    try:
+        return make()
+    except (UnsupportedError, TemplateError) as exc:
+        original = container_arguments.original(callee)
+        if not _is_library(original):
+            raise
+        name = f"{original.__module__}.{original.__qualname__}"
+        call = next((n for n in nodes.walk(source.tree) if isinstance(n, gast.Call) and
+                     container_arguments.original(facts.REF.of(n)) is original), None)
+        first = exc.diagnostics[0].message if exc.diagnostics else str(exc)
+        raise UnsupportedError([Diagnostic(
+            source.loc(call) if call is not None else parse.code_location(source.func),
+            f"no derivative rule for {name}, and s2sad cannot differentiate its source",
+            why=f"{name} is library code; s2sad read it and found {len(exc.diagnostics)} "
+                f"construct(s) it does not support (the first: {first})",
+            fix=f"register a rule (docs/rules.md: 'Adding a derivative'):\n"
+                f"    @s2sad.adjoint({name})\n"
+                f"    def {original.__name__}_adjoint(result, x, ...):\n"
+                f"        d[x] = d[result] * ...\n"
+                "or compute this value outside the differentiated function")]) from None
+
+
+def _is_library(func):
+    """Installed code (site-packages, the standard library), not the user's own."""
+    path = os.path.realpath(getattr(getattr(func, "__code__", None), "co_filename", "") or "")
+    roots = {os.path.realpath(p) for key in ("purelib", "platlib", "stdlib")
+             for p in [sysconfig.get_paths().get(key)] if p}
+    return "site-packages" in path.split(os.sep) or "dist-packages" in path.split(os.sep) or \
+        any(path.startswith(root + os.sep) for root in roots)
 
 
 def _refuse_draws(source, func):
