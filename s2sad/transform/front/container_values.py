@@ -73,23 +73,22 @@ def _returns_of(call):
     return [n for n in nodes.walk(tree) if isinstance(n, gast.Return)]
 
 
-# NumPy functions returning a list or tuple of arrays (not a tuple of a fixed length).
-SEQUENCE_RESULTS = {"numpy.meshgrid", "numpy.broadcast_arrays", "numpy.split",
-                    "numpy.array_split", "numpy.hsplit", "numpy.vsplit", "numpy.dsplit",
-                    "numpy.unstack", "numpy.nonzero", "numpy.where", "numpy.unravel_index",
-                    "numpy.gradient", "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d",
-                    "numpy.ix_", "numpy.indices", "numpy.histogram", "numpy.unique"}
+# NumPy functions that return one array whatever their keywords (ufuncs with one output too).
+ONE_ARRAY = {"numpy.asarray", "numpy.array", "numpy.ravel", "numpy.squeeze", "numpy.copy",
+             "numpy.reshape", "numpy.transpose", "numpy.stack", "numpy.concatenate"}
 
 
 def returns_an_array(call):
     """A call of a NumPy function that returns one array (`numpy.exp(p)`), which unpacking
-    reads row by row; not one returning a tuple (`slogdet`) or a list of arrays."""
+    reads row by row; not one that may return a tuple (`slogdet`, `linspace(...,
+    retstep=True)`, `modf`) or a list of arrays."""
     if not isinstance(call, gast.Call) or facts.USER.of(call):
         return False
+    function = facts.REF.of(call)
+    if isinstance(function, numpy.ufunc):
+        return function.nout == 1 and not any(k.arg == "out" for k in call.keywords)
     chain = nodes.dotted_parts(call.func)
-    dotted = ".".join(chain) if chain else ""
-    return dotted.startswith("numpy.") and dotted not in TUPLE_RESULTS and \
-        dotted not in SEQUENCE_RESULTS and not dotted.startswith("numpy.random.")
+    return ".".join(chain or []) in ONE_ARRAY
 
 
 def tuple_result(node):
