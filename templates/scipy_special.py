@@ -1,5 +1,5 @@
 """scipy.special: the gamma and error functions and their inverses, the logistic function,
-entropies, and the modified Bessel functions I0 and I1.
+entropies, the modified Bessel functions I0 and I1, logsumexp, softmax and log_softmax.
 
 Numba cannot call scipy.special, so each rule names the `rt` helper generated code calls in the
 function's place (`call_as`, templates/__init__.py): s2sad's own code where Numba compiles it,
@@ -170,6 +170,57 @@ def i1(z, x):
     d[x] = d[z] * 0.5 * (rt.bessel_i(0, x) + rt.bessel_i(2, x))
 
 
+# ---- log-sum-exp and softmax ----------------------------------------------------------------
+# With w = b e^(a - z) (the weights summing to 1 along the axis), dz/da = w and dz/db = e^(a - z);
+# s = softmax(x): ds = s (dx - sum(s dx)), and d log_softmax = dx - sum(s dx), sums along axis.
+R, B = (3, 4), (2, 3, 4)
+
+
+@adjoint(special.logsumexp, broadcasting=True, call_as=rt.logsumexp, domain=(-3.0, 3.0), checks=[
+    check("{f}(x)", x=(5,)), check("{f}(x)", x=R), check("{f}(x, axis=1)", x=R),
+    check("{f}(x, -1)", x=B), check("{f}(x, axis=0, keepdims=True)", x=R),
+    check("{f}(x, keepdims=True)", x=R), check("{f}(x, axis=(0, 2))", x=B, numba=False),
+    # positive weights (a negative sum has no logarithm)
+    check("{f}(x, b=w)", x=(5,), w=(5,), domain=(0.2, 3.0)),
+    check("{f}(x, axis=1, b=w)", x=R, w=(4,), domain=(0.2, 3.0)),
+    check("{f}(x, 0, w)", x=R, w=R, domain=(0.2, 3.0)),
+    check("{f}(x, axis=0, b=w, keepdims=True)", x=B, w=(3, 4), domain=(0.2, 3.0))])
+def logsumexp(z, a, axis=None, b=None, keepdims=False, return_sign=False):
+    d[a] = rt.weighted(rt.unreduce(d[z], a, axis) * numpy.exp(a - rt.unreduce(z, a, axis)), b)
+    d[b] = rt.unreduce(d[z], a, axis) * numpy.exp(a - rt.unreduce(z, a, axis))
+
+
+@tangent(special.logsumexp)
+def logsumexp_tangent(z, a, axis=None, b=None, keepdims=False, return_sign=False):
+    d[z] = rt.reshape_like(rt.reduce_sum((rt.weighted(d[a], b) + d[b]) *
+                                         numpy.exp(a - rt.logsumexp(a, axis, b, True)), axis), z)
+
+
+@adjoint(special.softmax, call_as=rt.softmax, domain=(-3.0, 3.0), checks=[
+    check("{f}(x)", x=(5,)), check("{f}(x)", x=R), check("{f}(x, axis=1)", x=R),
+    check("{f}(x, 0) * w", x=R, w=R), check("{f}(x, axis=-2) * w", x=B, w=B),
+    check("{f}(x, axis=(0, 2))", x=B, numba=False)])
+def softmax(z, x, axis=None):
+    d[x] = z * (d[z] - rt.kept_sum(z * d[z], axis))
+
+
+@tangent(special.softmax)
+def softmax_tangent(z, x, axis=None):
+    d[z] = z * (d[x] - rt.kept_sum(z * d[x], axis))
+
+
+@adjoint(special.log_softmax, call_as=rt.log_softmax, domain=(-3.0, 3.0), checks=[
+    check("{f}(x)", x=(5,)), check("{f}(x) * w", x=R, w=R), check("{f}(x, axis=1)", x=R),
+    check("{f}(x, -1) * w", x=B, w=B), check("{f}(x, axis=(0, 2)) * w", x=B, w=B, numba=False)])
+def log_softmax(z, x, axis=None):
+    d[x] = d[z] - numpy.exp(z) * rt.kept_sum(d[z], axis)
+
+
+@tangent(special.log_softmax)
+def log_softmax_tangent(z, x, axis=None):
+    d[z] = d[x] - rt.kept_sum(numpy.exp(z) * d[x], axis)
+
+
 # ---- the helpers the derivatives above call (their second derivatives) -------------------------
 
 @adjoint(rt.bessel_i, checks=[check("{f}(0, x)", x=(4,)), check("{f}(1, x)", x=()),
@@ -192,3 +243,28 @@ def multipolygamma(z, n, a, dim):
 @tangent(rt.multipolygamma)
 def multipolygamma_tangent(z, n, a, dim):
     d[z] = d[a] * rt.multipolygamma(n + 1, a, dim)
+
+
+@adjoint(rt.weighted, broadcasting=True, checks=[
+    check("{f}(x, w)", x=(4,), w=(4,)), check("{f}(x, w)", x=R, w=(4,)),
+    check("{f}(x, None)", x=R)])
+def weighted(z, x, b):
+    d[x] = rt.weighted(d[z], b)
+    d[b] = d[z] * x
+
+
+@tangent(rt.weighted)
+def weighted_tangent(z, x, b):
+    d[z] = rt.weighted(d[x], b) + d[b] * x
+
+
+@adjoint(rt.kept_sum, checks=[
+    check("{f}(x, None) * w", x=R, w=R), check("{f}(x, 1) * w", x=R, w=R),
+    check("{f}(x, -2) * w", x=B, w=B), check("{f}(x, (0, 2)) * w", x=B, w=B, numba=False)])
+def kept_sum(z, t, axis):
+    d[t] = rt.kept_sum(d[z], axis)
+
+
+@tangent(rt.kept_sum)
+def kept_sum_tangent(z, t, axis):
+    d[z] = rt.kept_sum(d[t], axis)

@@ -107,3 +107,4 @@ from .numpy_more import *  # noqa: E402,F401,F403
 from .statistics import *  # noqa: E402,F401,F403
 from .decompositions import *  # noqa: E402,F401,F403
 from .linalg_powers import *  # noqa: E402,F401,F403
+from .special_softmax import *  # noqa: E402,F401,F403
