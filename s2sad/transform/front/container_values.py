@@ -8,7 +8,7 @@ import gast
 import numpy
 
 from .. import facts, nodes
-from . import parse
+from . import library_calls, parse
 from .container_cells import cell_names, cell_read, is_cell_spec
 
 # NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
@@ -26,6 +26,8 @@ def is_record(value):
     benchmark problem): held as a record of its attributes (`record_fields`), read as `obj.k`."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return True
+    if library_calls.distribution_of(value) is not None:
+        return False    # a scipy.stats distribution: its methods are bound (library_calls.py)
     kind = type(value)
     return hasattr(value, "__dict__") and not isinstance(value, type) and \
         kind.__module__ not in ("builtins", "numpy", "types", "functools") and \

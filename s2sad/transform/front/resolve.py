@@ -32,7 +32,7 @@ from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
 from .. import facts, nodes
-from . import container_values, parse, recursion, unresolved
+from . import container_values, library_calls, parse, recursion, unresolved
 from . import resolve_values
 from .resolve_values import is_draw, is_function_value, is_record_constant
 
@@ -56,6 +56,7 @@ def resolve(source, classes=None, functions=None):
     {parameter: the class of the object it is given} (an object passed as its attributes),
     whose methods it may call: `self.layer(x)` calls `Net.layer(self, x)`. `functions`:
     {parameter: the function it is given} (`nonlinearity=np.tanh`), whose calls call it."""
+    library_calls.unfreeze(source.tree, _namespace(source.func))  # `d = norm(mu, s)`
     resolver = _Resolver(source)
     resolver.classes = dict(classes or {})
     resolver.functions = dict(functions or {})  # parameter -> the function it is given
@@ -163,6 +164,9 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
                             fix="call the function by its global name")
             return node
         else:
+            bound = library_calls.bind(self, node, chain)  # scipy.stats norm.logpdf(x, m, s)
+            if bound is not None:
+                return bound
             held = self._record_prefix(chain)
             if held:  # `model.energy(x)` of a module-level object: Model.energy(model, x)
                 receiver, value = self._record_read(node.func.value, chain[:-1], held)
