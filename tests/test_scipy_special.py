@@ -212,3 +212,37 @@ def test_a_user_rule_for_a_scipy_function_replaces_the_built_in_one():
         templates.REGISTRY.clear()
         templates.REGISTRY.update(saved)
         templates.registry.CHANGES[0] += 1
+
+
+# ---- logsumexp, softmax, log_softmax ------------------------------------------------------------
+
+def softmax_cross_entropy(W, X, labels, weights):
+    """Mean cross-entropy of a linear classifier, with logsumexp over classes, plus the other
+    spellings (softmax, log_softmax, weights b=, keepdims, axis None) in a regulariser."""
+    logits = X @ W
+    picked = np.sum(logits * labels, axis=1)
+    loss = np.mean(sp.logsumexp(logits, axis=1) - picked)
+    loss += 0.1 * np.sum(sp.softmax(logits, axis=-1) * sp.log_softmax(logits, axis=1) * labels)
+    loss += 0.01 * sp.logsumexp(W) + 0.01 * np.sum(sp.logsumexp(logits, 0, b=weights,
+                                                                  keepdims=True))
+    return loss + 0.01 * np.sum(sp.log_softmax(W) * sp.softmax(W))
+
+
+def test_softmax_cross_entropy_with_logsumexp():
+    X = RNG.normal(size=(6, 4))
+    labels = np.eye(3)[RNG.integers(0, 3, 6)]
+    args = (RNG.normal(size=(4, 3)), X, labels, uniform(0.5, 2.0, (6, 1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)
+        check_gradient(softmax_cross_entropy, args, (0, 3))
+    assert "sp_logsumexp = rt.logsumexp" in s2sad.grad(softmax_cross_entropy, jit=False).source
+
+
+def test_logsumexp_over_a_tuple_of_axes_runs_as_python():
+    def f(x):
+        return np.sum(sp.logsumexp(x, axis=(0, 2)))
+
+    x = RNG.normal(size=(2, 3, 4))
+    with pytest.warns(s2sad.JitFallbackWarning):
+        got = s2sad.grad(f)(x)
+    assert_close(got, finite_difference(f, (x,), 0))
