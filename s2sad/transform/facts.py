@@ -72,7 +72,7 @@ REF = Fact(
     " a module, a helper of rt): how later stages know what `np.sum` or `g(x)` calls",
     _ANY, ("front/resolve", "front/resolve_values", "front/normalize", "front/idioms",
            "front/constants", "front/container_arguments", "front/container_buffers",
-           "front/container_values", "generate/scalar_loops"),
+           "front/container_values", "front/library_calls", "generate/scalar_loops"),
     ("front/recursion", "front/container_values", "front/normalize", "front/idioms",
      "front/constants", "front/inline", "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
