@@ -75,8 +75,9 @@ def _install():
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if os.path.exists(py_file):
-                anchor, disambiguator = py_file, str(py_func.__code__.co_firstlineno)
+            if os.path.exists(py_file):  # (closures of one `def` differ by what they hold)
+                anchor = py_file
+                disambiguator = f"{py_func.__code__.co_firstlineno}{_closure_digest(py_func)}"
             else:   # dispatch.generate's "<s2sad.runtime.name.digest>": its text's digest
                 anchor = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dispatch.py")
                 disambiguator = hashlib.sha256(py_file.encode()).hexdigest()[:16]
@@ -111,6 +112,24 @@ def _install():
 
     dispatcher.FunctionCache = function_cache_for
     return True
+
+
+def _closure_digest(py_func, depth=0):
+    """What tells apart the closures one `def` makes (`elementwise(scalar)` for each special
+    function): the functions and values their cells hold, closures in them followed. Without
+    it they share one cache entry, and a process loads another closure's machine code."""
+    parts = []
+    for cell in getattr(py_func, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            value = None
+        value = getattr(value, "py_func", value)  # a Numba dispatcher: the function it wraps
+        name = getattr(value, "__qualname__", None)
+        parts.append(f"{getattr(value, '__module__', '')}.{name}" if name else repr(value)[:200])
+        if depth < 3 and getattr(value, "__closure__", None):
+            parts.append(_closure_digest(value, depth + 1))
+    return "-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:12] if parts else ""
 
 
 def check_files(dispatcher):
