@@ -74,7 +74,8 @@ def main():
         worst = max(worst, np.max(np.abs(computed - expected) / np.maximum(1.0, np.abs(expected))))
     print(f"dloss/dW =\n{dW}\ndloss/db = {db}")
     print(f"max relative difference from central finite differences: {worst:.1e}")
-    print(f"first call (transform + compile or load from cache): {first:.2f} s, "
+    print(f"first call (transform, then the generated Python while Numba compiles it in the "
+          f"background, or the compiled code from the cache): {first:.2f} s, "
           f"next call: {again * 1e6:.0f} us")
     if worst > 1e-6:
         raise SystemExit("gradient check FAILED")
