@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .dispatch import by_type, is_array, is_scalar, jitable, loops, python_only
-from .special import digamma_of, elementwise, polygamma_array, polygamma_of
+from .special import digamma_of, elementwise, elementwise_n, polygamma_array, polygamma_of
 
 __all__ = ["gammaln", "gamma", "erf", "erfc", "erfinv", "ndtr", "log_ndtr", "ndtri", "expit",
            "logit", "log_expit", "i0", "i1", "bessel_i", "betaln", "multigammaln",
@@ -494,19 +494,8 @@ def sp_polygamma(n, x):
     return python_only(lambda n, x: scipy_special().polygamma(n, x))
 
 
-def _indexed(scalar):
-    """elementwise, for `scalar(n, float)` (n an int)."""
-    def loop(n, x):
-        out = np.empty(x.shape)
-        flat = out.reshape(out.size)
-        for i, v in enumerate(x.flat):
-            flat[i] = scalar(n, float(v))
-        return out
-    return loop
-
-
-_POLYGAMMA_LOOP = jitable(_indexed(polygamma_of))
-_BESSEL_LOOP = jitable(_indexed(bessel_i_of))
+_POLYGAMMA_LOOP = jitable(elementwise_n(polygamma_of))
+_BESSEL_LOOP = jitable(elementwise_n(bessel_i_of))
 
 
 @by_type
