@@ -121,7 +121,8 @@ def _start(owner, frame, name):
 def _size(frame, name):
     """The rows the list has when the loop ends: its elements so far, and each trip's appends."""
     appends = sum(1 for s in frame.loop.body if _appends_to(s, name))
-    total = gast.BinOp(gast.Constant(appends, None), gast.Mult(), nodes.name(frame.trips[name]))
+    total = nodes.name(frame.trips[name]) if appends == 1 else \
+        gast.BinOp(gast.Constant(appends, None), gast.Mult(), nodes.name(frame.trips[name]))
     start = len(frame.initial[name])
     return gast.BinOp(gast.Constant(start, None), gast.Add(), total) if start else total
 
