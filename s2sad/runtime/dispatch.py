@@ -50,7 +50,7 @@ import sys
 
 import numpy as np
 
-from . import blas_modules
+from . import blas_modules, value_types
 
 _JITABLE = []          # plain functions Numba must be able to call
 _BY_TYPE = []          # (python function, dispatch, options)
@@ -400,78 +400,105 @@ def _choose(dispatch, values, prefer_literal, parameters):
 
 
 def _type_of(value, parameter, literal):
-    from numba import typeof, types
+    """The type Numba would give `value` (value_types.py: no Numba import on Python's side)."""
     if value is _OMITTED:
-        return types.Omitted(parameter.default)
-    if literal and (isinstance(value, (bool, int, str))):
-        return types.literal(value)
-    try:
-        return typeof(value)
-    except (ValueError, TypeError):     # a value Numba has no type for: only Python runs it
-        return types.pyobject
+        return value_types.Omitted(parameter.default)
+    return value_types.typeof(value, literal)
 
 
 # ---------------------------------------------------------------------------------------------
-# What a dispatch asks about the Numba types it is given.
+# What a dispatch asks about the types it is given: Numba's while compiling, value_types' when
+# Python runs the helper. Each predicate answers both alike.
 
 def _numba_types():
     from numba import types
     return types
 
 
+def _ours(t):
+    return isinstance(t, value_types.Type)
+
+
 def is_scalar(t):
     """A number or a bool (a 0-d array is an array)."""
+    if _ours(t):
+        return isinstance(t, value_types.Scalar)
     types = _numba_types()
     return isinstance(t, (types.Number, types.Boolean))
 
 
 def is_array(t, ndim=None):
+    if _ours(t):
+        return isinstance(t, value_types.Array) and (ndim is None or t.ndim == ndim)
     types = _numba_types()
     return isinstance(t, types.Array) and (ndim is None or t.ndim == ndim)
 
 
 def is_none(t):
     """None, or an argument left to its default None."""
+    if t is None:
+        return True
+    if _ours(t):
+        return isinstance(t, value_types.NoneType) or \
+            isinstance(t, value_types.Omitted) and t.value is None
     types = _numba_types()
     if isinstance(t, types.Omitted):
         return t.value is None
-    return t is None or isinstance(t, types.NoneType)
+    return isinstance(t, types.NoneType)
 
 
 def is_float64(t):
+    if _ours(t):
+        return isinstance(t, value_types.Scalar) and t.name == "float64"
     return t == _numba_types().float64
 
 
 def is_int(t):
+    if _ours(t):
+        return isinstance(t, value_types.Scalar) and t.kind in ("int", "uint")
     return isinstance(t, _numba_types().Integer)
 
 
 def is_python_object(t):
     """A value Numba has no type for (only Python runs it)."""
+    if _ours(t):
+        return isinstance(t, value_types.PyObject)
     return t == _numba_types().pyobject
 
 
 def is_list(t):
     """A list (a literal list argument such as `[0, 2]`)."""
+    if _ours(t):
+        return isinstance(t, value_types.List)
     return isinstance(t, _numba_types().List)
 
 
 def is_tuple(t):
+    if _ours(t):
+        return isinstance(t, value_types.Tuple)
     return isinstance(t, _numba_types().BaseTuple)
 
 
 def is_axis(t):
     """An int or a homogeneous tuple of ints (what np.sum's axis may be)."""
-    types = _numba_types()
-    if isinstance(t, types.Integer):
+    if is_int(t):
         return True
-    if isinstance(t, types.BaseTuple) and len(t) == 0:
+    if is_tuple(t) and len(t) == 0:
         return True
-    return isinstance(t, types.UniTuple) and isinstance(t.dtype, types.Integer)
+    if _ours(t):
+        return is_tuple(t) and t.uniform and is_int(t.dtype)
+    return isinstance(t, _numba_types().UniTuple) and is_int(t.dtype)
 
 
 def constant(t):
     """The value of a literal type or of an omitted argument's default; else `t` itself."""
+    if _ours(t):
+        if isinstance(t, value_types.Omitted):
+            return t.value
+        if isinstance(t, (value_types.Literal, value_types.String)) and \
+                getattr(t, "is_literal", True):
+            return t.literal_value
+        return t
     types = _numba_types()
     if isinstance(t, types.Omitted):
         return t.value
