@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: corpus digest bench bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
+.PHONY: corpus digest bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -35,6 +35,12 @@ bench-scale: $(STAMP)
 # and hand-written adjoints), in the current environment; `make bench` runs it too.
 bench-shapes: $(STAMP)
 	$(PY) benchmarks/loop_shapes.py $(ARGS)
+
+# Issue 37: the tiered default's first gradient, the time until calls run compiled, the steady
+# call and a cached second process, against jit=True and JAX's jit(grad), all in fresh processes;
+# writes benchmarks/LATENCY.md (JAX from .venv-bench, made as `make bench` makes it).
+bench-latency: $(STAMP)
+	$(PY) benchmarks/tier_latency.py $(ARGS)
 
 bench-loops: $(STAMP)
 	$(PY) benchmarks/loop_benchmark.py $(ARGS)

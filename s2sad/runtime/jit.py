@@ -20,6 +20,7 @@ import linecache
 import os
 import re
 import sys
+import threading
 import time
 import types
 import warnings
@@ -33,6 +34,8 @@ from . import cache, dispatch, numba_cache, numpy_cached, rt, tiers, tracing
 PY, JIT = "py", "jit"
 TIERED = "tiered"   # Runner.jit: Python first, compiled in the background (tiers.py)
 _modules = {}
+_load_locks = {PY: threading.RLock(), JIT: threading.RLock()}  # one per flavour: preparing the
+# compiled flavour in the background (Runner._tiered) never holds up a Python call
 _declarations = [True]  # honour rules declared numba=False (verify.py turns it off to test them)
 
 
@@ -51,10 +54,19 @@ class JitFallbackWarning(S2sadWarning):
 
 
 def load(path, flavour):
-    """The module for a generated file in the given flavour (imported once per process)."""
+    """The module for a generated file in the given flavour (imported once per process, by one
+    thread: another asking meanwhile waits for it)."""
     key = (path, flavour)
-    if key in _modules:
-        return _modules[key]
+    module = _modules.get(key)
+    if module is not None:
+        return module
+    with _load_locks[flavour]:
+        if key in _modules:
+            return _modules[key]
+        return _load(path, flavour, key)
+
+
+def _load(path, flavour, key):
     stem = os.path.splitext(os.path.basename(path))[0]
     name = f"_s2sad_{flavour}_{stem}"
     spec = importlib.util.spec_from_file_location(name, path)
@@ -164,6 +176,9 @@ class Runner:
         job = self._background.get(key)
         if job is None:
             self._background[key] = tiers.Compile(self.path, self.function_name, args)
+            # meanwhile import Numba and build the dispatchers here, on another thread, so that
+            # the switch only loads the child's machine code from the cache
+            threading.Thread(target=self._prepare_compiled, daemon=True).start()
             return None
         if not job.done():
             if not tiers.should_wait(self._python_seconds, self._loops()):
@@ -177,6 +192,17 @@ class Runner:
             return None
         return self._compiled_for(args)  # Numba's cache has it now: a quick load
 
+    def _prepare_compiled(self):
+        try:
+            load(self.path, JIT)
+            # what Numba does before it loads code from its cache the first time in a process
+            # (NumPy's typing and lowering registries: 0.2 s)
+            from numba.core.registry import cpu_target
+            cpu_target.typing_context.refresh()
+            cpu_target.target_context.refresh()
+        except Exception:   # noqa: BLE001 -- the switch loads it again and reports what failed
+            pass
+
     def _loops(self):
         if "_has_loops" not in self.__dict__:
             self._has_loops = tiers.has_loops(self.source)
@@ -188,6 +214,12 @@ class Runner:
             return self.as_python(*args)
         finally:
             self._python_seconds = max(self._python_seconds, time.perf_counter() - start)
+
+    @property
+    def runs_compiled(self):
+        """Whether calls run Numba's code now (for some argument types): with the tiered
+        default, False until the background compile is done."""
+        return bool(self._by_key)
 
     def compiled(self, args):
         """The dispatcher already compiled for arguments of these types, or None."""

@@ -1,0 +1,192 @@
+"""`make bench-latency` (issue 37): how soon a gradient answers and how soon it runs compiled,
+with s2sad's tiered default, against `jit=True` and JAX's `jit(grad)`, all in fresh processes
+of the same run.
+
+For each function of tier_cases.py, with new, empty S2SAD_CACHE_DIR and NUMBA_CACHE_DIR:
+  tiered, cold      the default (jit=None) in a process where nothing is cached: the time to
+                    the first gradient (transform + the first call, run as Python), the time
+                    until calls run compiled (the caller calling in a loop meanwhile), and the
+                    steady time per call once compiled
+  tiered, cached    a second process on the same caches: the same three times
+  jit=True, cold    the first call compiled before it returns (what the default did before
+                    the tiers), and its steady time per call
+  JAX               `jax.jit(jax.grad(f))` (run in .venv-bench, where JAX is installed):
+                    the first call (trace + compile + call) and the steady time per call
+Import times are reported apart and are not part of any of these.
+
+    python benchmarks/tier_latency.py [--only NAME] [--no-jax]   # writes benchmarks/LATENCY.md
+    python benchmarks/tier_latency.py --child KIND INDEX          # one measurement (JSON line)
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BENCH_PYTHON = os.path.join(ROOT, ".venv-bench", "bin", "python")
+COMPILE_LIMIT = 300.0     # s: a tier that has not switched by then is reported as not switching
+
+
+def _steady(call):
+    """The median time of one call, over at least 20 calls and 0.3 s."""
+    times = []
+    begun = time.perf_counter()
+    while len(times) < 20 or time.perf_counter() - begun < 0.3:
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def child(kind, index):
+    start = time.perf_counter()
+    import numpy as np
+    if kind == "jax":
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+        from jax import lax
+    else:
+        import s2sad
+    imports = time.perf_counter() - start
+    import warnings
+
+    import tier_cases
+    name, func, positions, make_args, jax_builder = tier_cases.CASES[index]
+    args = make_args(np.random.default_rng(0))
+    warnings.simplefilter("ignore")
+    out = {"imports": imports}
+    if kind == "jax":
+        static = tuple(i for i, a in enumerate(args) if isinstance(a, int))
+        gradient = jax.jit(jax.grad(jax_builder(jnp, lax), argnums=positions),
+                           static_argnums=static)
+        values = [a if i in static else jnp.asarray(a, dtype=jnp.float64)
+                  for i, a in enumerate(args)]
+        start = time.perf_counter()
+        jax.block_until_ready(gradient(*values))
+        out["first"] = time.perf_counter() - start
+        out["steady"] = _steady(lambda: jax.block_until_ready(gradient(*values)))
+    else:
+        start = time.perf_counter()
+        gradient = s2sad.grad(func, wrt=positions, jit=True if kind == "jit" else None)
+        gradient(*args)
+        out["first"] = time.perf_counter() - start
+        runner = gradient.runner(gradient.bind(args, {}))
+        calls = 1
+        while not runner.runs_compiled and time.perf_counter() - start < COMPILE_LIMIT \
+                and runner.jit:
+            gradient(*args)
+            calls += 1
+        out["compiled"] = time.perf_counter() - start if runner.runs_compiled else None
+        out["python_calls"] = calls
+        out["steady"] = _steady(lambda: gradient(*args))
+    print(json.dumps(out))
+
+
+def _run(kind, index, dirs):
+    python = BENCH_PYTHON if kind == "jax" else sys.executable
+    env = dict(os.environ, S2SAD_CACHE_DIR=dirs[0], NUMBA_CACHE_DIR=dirs[1],
+               PYTHONPATH=os.pathsep.join([ROOT, HERE]))
+    env.pop("S2SAD_BACKGROUND_COMPILE", None)
+    done = subprocess.run([python, os.path.abspath(__file__), "--child", kind, str(index)],
+                          capture_output=True, text=True, env=env, timeout=900)
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else
+                f"exit status {done.returncode}"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure(only=None, jax=True, say=print):
+    import tier_cases
+    rows = []
+    for index, (name, *_, jax_builder) in enumerate(tier_cases.CASES):
+        if only and only not in name:
+            continue
+        scratch = tempfile.mkdtemp(prefix="s2sad_tiers_")
+        try:
+            tiered_dirs = (os.path.join(scratch, "s2sad"), os.path.join(scratch, "numba"))
+            row = {"name": name, "tiered": _run("tiered", index, tiered_dirs)}
+            row["cached"] = _run("tiered", index, tiered_dirs)
+            row["jit"] = _run("jit", index, (os.path.join(scratch, "s2sad_jit"),
+                                             os.path.join(scratch, "numba_jit")))
+            row["jax"] = (_run("jax", index, (scratch, scratch)) if jax and jax_builder
+                          else {"error": "not run" if jax_builder else
+                                "jit cannot trace it: Python control flow on traced values"})
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        say(_line(row))
+        rows.append(row)
+    return rows
+
+
+def _s(value, unit=1.0, digits=2):
+    return "—" if value is None else f"{value * unit:.{digits}f}"
+
+
+def _line(row):
+    t, c, j, x = row["tiered"], row["cached"], row["jit"], row["jax"]
+    return (f"{row['name']}: first {_s(t.get('first'))} s, compiled at "
+            f"{_s(t.get('compiled'))} s; cached process first {_s(c.get('first'), 1, 3)} s; "
+            f"jit=True first {_s(j.get('first'))} s; JAX first {_s(x.get('first'))} s"
+            + "".join(f"; {k}: {r['error']}" for k, r in
+                      (("tiered", t), ("cached", c), ("jit", j), ("JAX", x)) if "error" in r))
+
+
+def table(rows):
+    lines = ["| function | first gradient (tiered) | runs compiled at | Python calls until then "
+             "| steady / call, tiered | second process: first gradient | jit=True: first call "
+             "| jit=True: steady / call | JAX jit(grad): first call | JAX: steady / call "
+             "| first gradient: JAX / s2sad |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        t, c, j, x = row["tiered"], row["cached"], row["jit"], row["jax"]
+        ratio = (f"{x['first'] / t['first']:.1f}×" if x.get("first") and t.get("first")
+                 else "—")
+        lines.append(
+            f"| {row['name']} | {_s(t.get('first'), 1, 3)} s | {_s(t.get('compiled'))} s "
+            f"| {t.get('python_calls', '—')} | {_s(t.get('steady'), 1e6, 0)} µs "
+            f"| {_s(c.get('first'), 1, 3)} s | {_s(j.get('first'))} s "
+            f"| {_s(j.get('steady'), 1e6, 0)} µs | "
+            f"{_s(x.get('first'))} s | {_s(x.get('steady'), 1e6, 0)} µs | {ratio} |")
+    notes = [f"- {row['name']}, {k}: {r['error']}" for row in rows
+             for k, r in (("tiered", row["tiered"]), ("cached", row["cached"]),
+                          ("jit=True", row["jit"]), ("JAX", row["jax"])) if "error" in r]
+    imports = [f"{row['name']}: s2sad {_s(row['tiered'].get('imports'))} s, JAX "
+               f"{_s(row['jax'].get('imports'))} s" for row in rows[:1]]
+    return lines + ([""] + notes if notes else []) + ["", "Imports (not in the times above): "
+                                                      + "; ".join(imports)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "INDEX"))
+    parser.add_argument("--only", help="only the functions whose name contains this")
+    parser.add_argument("--no-jax", action="store_true", help="skip JAX")
+    parser.add_argument("--output", default=os.path.join(HERE, "LATENCY.md"))
+    options = parser.parse_args()
+    if options.child:
+        return child(options.child[0], int(options.child[1]))
+    jax = not options.no_jax
+    if jax and not os.path.exists(BENCH_PYTHON):
+        import run          # makes .venv-bench, where JAX is installed (as `make bench` does)
+        run.ensure_venv()
+    rows = measure(options.only, jax)
+    text = "\n".join(table(rows))
+    print("\n" + text)
+    if not options.only:
+        with open(options.output, "w") as stream:
+            stream.write("# Latency of the tiered default (`make bench-latency`)\n\n"
+                         f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores. "
+                         "Generated by benchmarks/tier_latency.py: do not edit.\n\n"
+                         + text + "\n")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, HERE)
+    main()
