@@ -261,6 +261,42 @@ def test_the_jit_flavour_sums_a_product_without_its_array():
                       "_s2sad_numpy.sum_product(q, r) + _s2sad_numpy.sum_along(m, 0)")
 
 
+def test_the_jit_flavour_calls_linalg_through_cached_helpers():
+    """np.linalg's Numba implementations compile for seconds in every process; through
+    numpy_cached's one-line helpers they are compiled once per machine. Keywords, other
+    arities and other modules' solve are left alone."""
+    import ast
+
+    from s2sad.runtime import numpy_cached
+    text = ("L = numpy.linalg.cholesky(K + numpy.eye(n)); a = numpy.linalg.solve(L, y); "
+            "s, d = numpy.linalg.slogdet(K); q = numpy.linalg.solve(a=L, b=y); "
+            "r = scipy.linalg.solve(L, y); e = numpy.linalg.norm(y)")
+    routed = ast.unparse(numpy_cached.for_numba(ast.parse(text)))
+    assert routed == (
+        "L = _s2sad_numpy.cholesky(K + _s2sad_numpy.eye(n))\n"
+        "a = _s2sad_numpy.solve(L, y)\ns, d = _s2sad_numpy.slogdet(K)\n"
+        "q = numpy.linalg.solve(a=L, b=y)\nr = scipy.linalg.solve(L, y)\n"
+        "e = numpy.linalg.norm(y)")
+
+
+def test_cached_linalg_helpers_give_numbas_results():
+    import numba
+
+    from s2sad.runtime import dispatch, numpy_cached
+    dispatch.install()
+    a = np.random.default_rng(4).normal(size=(5, 5))
+    spd = a @ a.T + 5 * np.eye(5)
+    y = np.arange(5.0)
+    ours = numba.njit(lambda m, v: (numpy_cached.solve(m.T, v), numpy_cached.cholesky(m),
+                                    numpy_cached.inv(m), numpy_cached.det(m),
+                                    numpy_cached.slogdet(m)[1], numpy_cached.eigvalsh(m)))
+    theirs = numba.njit(lambda m, v: (np.linalg.solve(m.T, v), np.linalg.cholesky(m),
+                                      np.linalg.inv(m), np.linalg.det(m),
+                                      np.linalg.slogdet(m)[1], np.linalg.eigvalsh(m)))
+    for got, expected in zip(ours(spd, y), theirs(spd, y)):
+        assert np.array_equal(got, expected)
+
+
 @pytest.mark.parametrize("layout", ["C", "F", "strided"])
 @pytest.mark.parametrize("axis", [0, 1, -1, -2])
 def test_sum_along_gives_numbas_sum_bit_for_bit(sums, layout, axis):
