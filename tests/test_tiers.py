@@ -128,3 +128,66 @@ def test_processes_share_one_cache(tmp_path):
     assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
     values = {tuple(out.split()[i] for i in (0, 2)) for out, _ in outputs}
     assert len(values) == 1 and len(set(next(iter(values)))) == 1   # same numbers, each tier
+
+
+def test_threads_calling_a_tiered_gradient_start_one_child_and_agree(tmp_path, tiered):
+    import threading
+    module = _fresh(tmp_path, "tier_threads")
+    x = np.linspace(0.1, 0.9, 5)
+    g = s2sad.grad(module.f, wrt=(0, 1))
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(3):
+                results.append(g(x, 0.7))
+        except Exception as exc:  # noqa: BLE001 -- reported below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    runner = _runner(g)
+    assert len(runner._background) == 1      # one child for one kind of arguments
+    next(iter(runner._background.values())).wait()
+    results.append(g(x, 0.7))                 # compiled now
+    python = s2sad.grad(module.f, wrt=(0, 1), jit=False)(x, 0.7)
+    for dx, dw in results:
+        assert np.allclose(dx, python[0], rtol=1e-12, atol=0)
+        assert np.isclose(dw, python[1], rtol=1e-12, atol=0)
+
+
+def test_the_wait_policy():
+    """Wait for the child when it should finish before another Python call would, or when the
+    code loops and Python is slow; else answer from Python again."""
+    assert tiers.should_wait(0.2, loops=False, remaining=0.1)
+    assert not tiers.should_wait(0.2, loops=False, remaining=3.0)
+    assert not tiers.should_wait(0.2, loops=False)
+    assert tiers.should_wait(0.06, loops=True, remaining=3.0)
+    assert not tiers.should_wait(0.01, loops=True)
+
+
+def test_compile_times_foresee_the_next_compile(tmp_path, monkeypatch):
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path / "cache"))
+    times = tiers.CompileTimes()
+    assert times.expected(40) is None          # no history: the policy does without
+    for lines, seconds in [(10, 1.0), (20, 3.0), (40, 4.0)]:
+        times.record(lines, seconds)
+    assert times.expected(40) == pytest.approx(40 * 0.1)   # the median 0.1 s per line
+    (tmp_path / "cache" / "compile_times.json").write_text("not json")
+    assert times.expected(40) is None          # a damaged history is no history
+
+
+def test_a_finished_child_records_its_compile_time(tmp_path, tiered, monkeypatch):
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path / "cache"))
+    module = _fresh(tmp_path, "tier_history")
+    g = s2sad.grad(module.f)
+    g(np.linspace(0.1, 0.9, 5), 0.7)
+    (job,) = _runner(g)._background.values()
+    job.wait()
+    assert job.succeeded
+    # a new generated file (in a new cache directory): the child compiled it, and says how long
+    assert tiers.history.expected(job.lines) > 0

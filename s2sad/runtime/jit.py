@@ -36,6 +36,7 @@ TIERED = "tiered"   # Runner.jit: Python first, compiled in the background (tier
 _modules = {}
 _load_locks = {PY: threading.RLock(), JIT: threading.RLock()}  # one per flavour: preparing the
 # compiled flavour in the background (Runner._tiered) never holds up a Python call
+_start_lock = threading.Lock()
 _declarations = [True]  # honour rules declared numba=False (verify.py turns it off to test them)
 
 
@@ -173,15 +174,16 @@ class Runner:
         if self.python_only and _declarations[0] or key is None:
             self.jit = True  # (the usual path: a warning, or a compile for contents' types)
             return None
-        job = self._background.get(key)
-        if job is None:
-            self._background[key] = tiers.Compile(self.path, self.function_name, args)
-            # meanwhile import Numba and build the dispatchers here, on another thread, so that
-            # the switch only loads the child's machine code from the cache
-            threading.Thread(target=self._prepare_compiled, daemon=True).start()
-            return None
+        with _start_lock:   # threads calling at once start one child, not one each
+            job = self._background.get(key)
+            if job is None:
+                self._background[key] = tiers.Compile(self.path, self.function_name, args)
+                # meanwhile import Numba and build the dispatchers on another thread, so that
+                # the switch only loads the child's machine code from the cache
+                threading.Thread(target=self._prepare_compiled, daemon=True).start()
+                return None
         if not job.done():
-            if not tiers.should_wait(self._python_seconds, self._loops()):
+            if not tiers.should_wait(self._python_seconds, self._loops(), job.remaining()):
                 return None
             job.wait()
         if not job.succeeded:

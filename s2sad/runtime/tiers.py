@@ -13,12 +13,18 @@ written atomically and checked on load, numba_cache.py), which the parent then l
 tens of milliseconds. The child compiles for placeholder arguments of the caller's types
 (`placeholders`): one small array of the same dtype, rank, layout and flags per array.
 
+While the child compiles, the caller's next call runs Python again or waits for the child
+(`should_wait`): it waits when the compile should end before another Python call would (from
+the compile times of earlier files, `CompileTimes`), or when the code loops and a Python call
+took 50 ms or more.
+
 A child that fails leaves the Python flavour in place with the usual JitFallbackWarning; a
 child still running when the process exits is stopped (`atexit`), and a child never writes
 anything but Numba's cache. `S2SAD_BACKGROUND_COMPILE=0` turns the tier off: the default then
 compiles before the first call returns, as `jit=True` does.
 """
 import atexit
+import json
 import os
 import pickle
 import subprocess
@@ -28,6 +34,8 @@ import threading
 import time
 
 import numpy
+
+from . import cache
 
 ENV_SWITCH = "S2SAD_BACKGROUND_COMPILE"
 # Wait for the compile instead of running Python again when one Python call took this long
@@ -50,11 +58,13 @@ class Compile:
         handle, self.arguments = tempfile.mkstemp(prefix="s2sad-tier-", suffix=".pkl")
         with os.fdopen(handle, "wb") as stream:
             pickle.dump(placeholders(args), stream)
-        self.errors = tempfile.TemporaryFile()
+        self.errors, self.output = tempfile.TemporaryFile(), tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "s2sad.runtime.tier_child", path, name, self.arguments],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errors,
+            stdin=subprocess.DEVNULL, stdout=self.output, stderr=self.errors,
             env=dict(os.environ))
+        self.lines = _lines(path)
+        self.expected = history.expected(self.lines)   # seconds, or None: no history yet
         self.started = time.perf_counter()
         with _children_lock:
             _children.add(self)
@@ -90,19 +100,95 @@ class Compile:
                 self.process.wait()
         self._forget()
 
+    def remaining(self):
+        """The seconds this compile is expected to take still, or None if unknown."""
+        if self.expected is None:
+            return None
+        return max(0.0, self.expected - (time.perf_counter() - self.started))
+
     def _forget(self):
         with _children_lock:
+            if self not in _children:
+                return
             _children.discard(self)
+        if self.process.returncode == 0:
+            self.output.seek(0)
+            try:
+                report = json.loads(self.output.read().decode().strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                report = {}
+            if report.get("compiled"):
+                history.record(self.lines, report["seconds"])
         if os.path.exists(self.arguments):
             os.remove(self.arguments)
 
 
-def should_wait(python_seconds, loops):
-    """Whether the next call waits for the compile rather than run Python again: when the
-    generated code loops (where compiled code is 10-100 times faster) and a Python call took
-    WAIT_AFTER seconds or more. Loop-free NumPy code runs nearly as fast as Python, so it
-    keeps answering from Python until the compile is done."""
+def should_wait(python_seconds, loops, remaining=None):
+    """Whether the next call waits for the compile rather than run Python again:
+    - when the compile is expected to end before another Python call would (`remaining`,
+      foreseen from the compile times of earlier files: `CompileTimes`);
+    - when the generated code loops (where compiled code is 10-100 times faster) and a Python
+      call took WAIT_AFTER seconds or more.
+    Loop-free NumPy code runs nearly as fast as Python, so it keeps answering from Python
+    until the compile is done."""
+    if remaining is not None and remaining <= python_seconds:
+        return True
     return loops and python_seconds >= WAIT_AFTER
+
+
+class CompileTimes:
+    """How long background compiles took, per line of generated code, kept in the cache
+    directory (`compile_times.json`, the last KEPT compiles) to foresee the next one: the
+    median seconds per line times the file's lines."""
+
+    KEPT = 32
+
+    def __init__(self):
+        self._lock = threading.Lock()
+
+    def _path(self):
+        return os.path.join(cache.cache_dir(), "compile_times.json")
+
+    def _read(self):
+        try:
+            with open(self._path()) as stream:
+                entries = json.load(stream)
+            return [(int(n), float(s)) for n, s in entries if n > 0 and s >= 0]
+        except (OSError, ValueError, TypeError):
+            return []
+
+    def expected(self, lines):
+        entries = self._read()
+        if not entries or not lines:
+            return None
+        rates = sorted(s / n for n, s in entries)
+        return rates[len(rates) // 2] * lines
+
+    def record(self, lines, seconds):
+        if not lines:
+            return
+        with self._lock:
+            entries = (self._read() + [(lines, seconds)])[-self.KEPT:]
+            path = self._path()
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+                with os.fdopen(handle, "w") as stream:
+                    json.dump(entries, stream)
+                os.replace(temporary, path)    # readers see the old list or the new one
+            except OSError:
+                pass                           # no history: the policy does without it
+
+
+history = CompileTimes()
+
+
+def _lines(path):
+    try:
+        with open(path) as stream:
+            return sum(1 for line in stream if line.strip() and not line.lstrip().startswith("#"))
+    except OSError:
+        return 0
 
 
 def has_loops(text):
