@@ -127,6 +127,11 @@ def _sum_product_matrices_along(a, b, axis):
 
 
 @jitable
+def mean_all(a):
+    return np.mean(a)
+
+
+@jitable
 def max_all(a):
     return np.max(a)
 
@@ -191,7 +196,8 @@ def eigvalsh(a):
 # numpy.<name>(positional arguments) -> the helper; sum along an axis: keyword or positional
 _BY_ARGUMENTS = {("sum", 1): "sum_all", ("sum", 2): "sum_along", ("max", 1): "max_all",
                  ("amax", 1): "max_all", ("min", 1): "min_all", ("amin", 1): "min_all",
-                 ("diag", 1): "diag", ("zeros", 1): "zeros", ("eye", 1): "eye"}
+                 ("diag", 1): "diag", ("zeros", 1): "zeros", ("eye", 1): "eye",
+                 ("mean", 1): "mean_all"}
 # numpy.linalg.<name>(positional arguments) -> the helper
 _LINALG = {("solve", 2): "solve", ("cholesky", 1): "cholesky", ("inv", 1): "inv",
            ("det", 1): "det", ("slogdet", 1): "slogdet", ("eigh", 1): "eigh",
