@@ -173,6 +173,63 @@ def test_methods_callable_objects_and_partials(k):
     assert np.isclose(value, f(*args))
 
 
+def _fd_hessian(f, args, k, h=1e-5):
+    """Central differences of finite-difference gradients: d2f / d args[k]^2, flattened."""
+    x = np.atleast_1d(np.asarray(args[k], float))
+
+    def grad_at(point):
+        out = np.zeros(x.size)
+        for i in range(x.size):
+            for sign in (1, -1):
+                p = point.copy()
+                p.flat[i] += sign * h
+                moved = list(args)
+                moved[k] = p.reshape(np.shape(args[k])) if np.ndim(args[k]) else float(p[0])
+                out[i] += sign * f(*moved) / (2 * h)
+        return out
+
+    rows = []
+    for j in range(x.size):
+        up, down = x.copy(), x.copy()
+        up.flat[j] += 1e-4
+        down.flat[j] -= 1e-4
+        rows.append((grad_at(up) - grad_at(down)) / 2e-4)
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_second_order_of_methods_callable_objects_and_partials(k):
+    """hessian, hvp and grad of grad take what grad takes: a method, a callable object, a
+    partial, each bound as grad binds it."""
+    f, args, wrt = _bound_callables(np.random.default_rng(0))[k]
+    first = wrt[0] if isinstance(wrt, tuple) else wrt
+    size = np.size(args[first])
+    expected = _fd_hessian(f, args, first)
+    hessian = s2sad.hessian(f, wrt=first, jit=False)(*args)
+    assert np.allclose(np.reshape(hessian, (size, size)), expected, rtol=1e-4, atol=1e-6)
+    v = np.linspace(0.5, 1.5, size).reshape(np.shape(args[first])) if size > 1 else 0.7
+    product = s2sad.hvp(f, wrt=first, jit=False)(*args, v)
+    assert np.allclose(np.ravel(product), expected @ np.ravel(v), rtol=1e-4, atol=1e-6)
+
+
+class _Cubic:
+    def __init__(self, a):
+        self.a = a
+
+    def f(self, t):
+        return self.a * t ** 3 + np.sin(t)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_grad_of_grad_of_a_method(jit):
+    obj = _Cubic(2.0)
+    second = s2sad.grad(s2sad.grad(obj.f), jit=jit)
+    assert second(0.5) == pytest.approx(6 * 2.0 * 0.5 - np.sin(0.5), rel=1e-10)
+    obj.a = 3.0        # the object is read at each call
+    assert second(0.5) == pytest.approx(6 * 3.0 * 0.5 - np.sin(0.5), rel=1e-10)
+    assert s2sad.hessian(obj.f, jit=jit)(0.5) == pytest.approx(second(0.5), rel=1e-12)
+
+
 def test_a_method_reads_its_object_at_each_call():
     net = _Net(np.random.default_rng(1))
     g = s2sad.grad(net.energy, jit=False)

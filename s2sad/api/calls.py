@@ -51,6 +51,7 @@ class Transformed:
     what = "gradient"   # for messages: "the gradient of f"
 
     def __init__(self, func, wrt, jit, strict=False):
+        self.given = func                  # what the user gave (grad(grad(m.f)) unbinds it)
         self.bound = binding.unbind(func)  # a method, a callable object, a partial
         if not self.bound.plain:
             signature = inspect.signature(self.bound.func)

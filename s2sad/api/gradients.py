@@ -65,7 +65,7 @@ class GradientFunction(Transformed):
             # tangent code for the kinds of arguments of each call (higher.derivative_for);
             # self.func is f itself, for its signature, names and messages
             higher.check_inner(func)
-            inner, func = func, func.func
+            inner, func = func, func.given   # (a method or partial: bound as the inner is)
         super().__init__(func, wrt, jit, strict)
         self.inner = inner
         self._derivatives = {}

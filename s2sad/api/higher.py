@@ -33,7 +33,7 @@ from s2sad.runtime import cache, jit
 from s2sad.transform.front import constants, parse
 from s2sad.transform import pipeline
 
-from . import pytrees
+from . import binding, pytrees
 from .calls import (
     Transformed,
     argument_error,
@@ -165,7 +165,7 @@ class HvpFunction(Transformed):
 
     def __init__(self, func, wrt, jit, strict=False):
         super().__init__(func, wrt, jit, strict)
-        self.user_func = func
+        self.user_func = self.func    # a method, callable object or partial: its function
         self.user_signature = self.signature
         self.directional = {}  # per container structure: made on first use
 
@@ -222,6 +222,7 @@ class HvpFunction(Transformed):
     def arguments(self, args, kwargs):
         """f's arguments in order, defaults applied, `wrt` ones as floats, then the module
         constants f reads."""
+        args, kwargs = binding.arguments(self.bound, args, kwargs)   # self, a partial's
         values = self.flat(bind_arguments(self.user_func, self.user_signature, self.positions,
                                           args, kwargs))
         values = values + self.constant_values()
@@ -254,7 +255,7 @@ class HvpFunction(Transformed):
 class HessianFunction:
     def __init__(self, func, wrt, jit, strict):
         self.products = HvpFunction(func, wrt, jit, strict)
-        self.func, self.single = func, self.products.single
+        self.func, self.single = self.products.func, self.products.single
         self.__wrapped__, self.__doc__ = func, func.__doc__
 
     def __repr__(self):
