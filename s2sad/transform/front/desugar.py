@@ -43,14 +43,13 @@ or a `lambda` bound to a name is put in place of each call (its locals renamed a
 names read where it is called, as Python's late binding reads them); it must end in its only
 `return`. What is hoisted out of an expression runs just before the statement holding it.
 """
-import builtins
 
 import gast
 
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
-from . import function_sequences
+from . import function_sequences, functional
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -99,6 +98,7 @@ class _Desugar:
 
     def run(self):
         tree = self.source.tree
+        functional.rewrite(tree, self.source.func)   # map and functools.partial
         _call_through_aliases(tree, self.source.func)
         if tree.args.vararg is not None:  # `*inputs`: one tuple parameter (resolve.py packs
             tree.args.args.append(tree.args.vararg)  # the callers' extra arguments into it)
@@ -539,7 +539,7 @@ def _call_through_aliases(tree, func):
             continue
         name, chain = node.targets[0].id, nodes.dotted_parts(node.value)
         if chain is None or chain[0] in stored or chain[0] in params or name in params or \
-                not callable(_lookup(func, chain)):
+                not callable(functional.denoted(func, chain)):
             continue
         if all(id(n) in called for n in nodes.walk(tree) if isinstance(n, gast.Name) and
                n.id == name and isinstance(n.ctx, gast.Load)):
@@ -555,16 +555,3 @@ def _call_through_aliases(tree, func):
             block = getattr(node, field, None)
             if isinstance(block, list) and any(s in assignments for s in block):
                 block[:] = [s for s in block if s not in assignments] or [gast.Pass()]
-
-
-def _lookup(func, chain):
-    """What a dotted name denotes in `func`'s closure, globals or builtins (None if nothing)."""
-    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
-    try:
-        value = cells[chain[0]].cell_contents if chain[0] in cells else \
-            func.__globals__.get(chain[0], getattr(builtins, chain[0], None))
-        for attribute in chain[1:]:
-            value = getattr(value, attribute)
-    except (ValueError, AttributeError):
-        return None
-    return value

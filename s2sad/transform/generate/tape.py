@@ -150,7 +150,7 @@ class Tape:
                     self.restores.get(key, [])
                 origin = _origin(statement.statement)
                 if code and origin is not commented:
-                    out.append(nodes.Comment(f"grad of: {self._comment(origin)}"))
+                    _comment_once(out, f"grad of: {self._comment(origin)}")
                     commented = origin
                 out.extend(code)
             elif kind == "restore":
@@ -311,8 +311,8 @@ class Tape:
             if not code:
                 continue  # a `with s2sad.grad_of(...)`: backward only
             if origin is not previous and not facts.GUARD.of(statement):
-                out.append(nodes.Comment(self._header(statement) if isinstance(
-                    statement, (gast.If, gast.For, gast.While)) else self._comment(origin)))
+                _comment_once(out, self._header(statement) if isinstance(
+                    statement, (gast.If, gast.For, gast.While)) else self._comment(origin))
             previous = origin
             out.extend(code)
         return out
@@ -533,6 +533,14 @@ def _method_target(call, method):
             call.func.attr == method and isinstance(call.func.value, gast.Name):
         return call.func.value.id
     return None
+
+
+def _comment_once(out, text):
+    """Comment the code about to be added to `out`, unless the last comment there already says
+    the same (the statements desugar.py made of one, `a, b` of `for a, b in zip(...)`)."""
+    last = next((s for s in reversed(out) if isinstance(s, nodes.Comment)), None)
+    if last is None or last.text != text:
+        out.append(nodes.Comment(text))
 
 
 def _origin(statement):

@@ -1,0 +1,38 @@
+"""Issue 35: `map` and `functools.partial` inside a differentiated function
+(front/functional.py), against finite differences, JIT on and off."""
+import numpy as np
+import pytest
+
+import corpus_functional as c
+from gradcheck import check_gradient
+
+rng = np.random.default_rng(7)
+XS = rng.normal(size=(4, 3))
+CASES = [
+    (c.map_partial_to_array, (0.7, XS), 0),
+    (c.for_over_map, (0.7, XS), 0),
+    (c.map_lambda_summed, (0.7, XS), 0),
+    (c.map_two_sequences, (0.7, XS, rng.normal(size=(4, 3))), (0, 1)),
+    (c.map_a_function_stacked, (rng.normal(size=(3, 2)), XS), (0, 1)),
+    (c.partial_bound_to_a_name, (rng.normal(size=(2, 3)), rng.normal(size=2), XS), (0, 1, 2)),
+    (c.partial_with_keyword_then_called, (0.7, XS[0]), (0, 1)),
+    (c.partial_reads_its_argument_where_made, (0.7, XS[0]), (0, 1)),
+]
+COMPILED = {"for_over_map", "partial_bound_to_a_name"}   # compiled too (a few: compiles are slow)
+
+
+@pytest.mark.parametrize("f, args, wrt", CASES, ids=[f.__name__ for f, _, _ in CASES])
+def test_map_and_partial(f, args, wrt):
+    check_gradient(f, args, wrt, jit=f.__name__ in COMPILED)
+
+
+def test_a_partial_used_as_a_value_is_left_alone():
+    """A partial returned or stored is not a call to rewrite: the later stages report it."""
+    import s2sad
+
+    def keeps(p):
+        import functools
+        g = functools.partial(np.multiply, p)
+        return g
+    with pytest.raises(s2sad.S2sadError):
+        s2sad.grad(keeps, jit=False)(1.0)
