@@ -84,6 +84,32 @@ def external(module, qualname):
     return found
 
 
+def draw_state(*values):
+    """The states of the random generators a call may draw from: numpy.random's own and each
+    RandomState or Generator among `values` (the call's arguments), as [(generator, state)]. A
+    gradient keeps it before a call of a function of yours that draws, and `replay`s it before
+    that function's adjoint runs the call again, so that the same samples are drawn."""
+    import numpy
+    found = [numpy.random.mtrand._rand]
+    found += [v for v in values if isinstance(v, (numpy.random.RandomState,
+                                                  numpy.random.Generator))]
+    return [(g, g.bit_generator.state if isinstance(g, numpy.random.Generator) else
+             g.get_state()) for g in found]
+
+
+def replay(saved):
+    """Put the generators of `saved` (draw_state's) back in those states; returns the states
+    they had, for a second replay to put back."""
+    import numpy
+    now = draw_state(*[g for g, _ in saved[1:]])
+    for generator, state in saved:
+        if isinstance(generator, numpy.random.Generator):
+            generator.bit_generator.state = state
+        else:
+            generator.set_state(state)
+    return now
+
+
 def load(caller, stem, attribute):
     """Link a generated module to another generated file (`caller` is the module's __name__):
     the same flavour (Python or Numba) and the same directory as the caller. The loader that

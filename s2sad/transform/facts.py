@@ -72,18 +72,19 @@ REF = Fact(
     " a module, a helper of rt): how later stages know what `np.sum` or `g(x)` calls",
     _ANY, ("front/resolve", "front/resolve_values", "front/normalize", "front/idioms",
            "front/constants", "front/container_arguments", "front/container_buffers",
-           "front/container_values", "front/library_calls", "generate/scalar_loops"),
+           "front/container_values", "front/library_calls", "generate/scalar_loops",
+           "generate/replay"),
     ("front/recursion", "front/container_values", "front/normalize", "front/idioms",
      "front/constants", "front/inline", "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
      "generate/blocks", "generate/checkpoint", "generate/forward", "generate/recompute",
-     "generate/saves", "generate/scalar_loops", "template", "pipeline"))
+     "generate/saves", "generate/scalar_loops", "generate/replay", "template", "pipeline"))
 USER = Fact(
     "user", "the name or call is a function of the user's (generated recursively, or inlined)",
     (bool,), ("front/resolve", "front/normalize"),
     ("front/normalize", "front/constants", "front/container_values", "front/resolve",
      "front/inline", "analysis/aliases", "analysis/kinds", "generate/blocks", "generate/forward",
-     "generate/saves", "generate/scalar_loops", "pipeline"), default=False)
+     "generate/saves", "generate/scalar_loops", "generate/replay", "pipeline"), default=False)
 CANONICAL = Fact(
     "canonical", "a name desugar spelt the emitter's way already (`numpy.inf`): resolve leaves"
     " it", (bool,), ("front/desugar",), ("front/resolve",), default=False)
@@ -144,6 +145,10 @@ DRAW = Fact(
     " Generator): run once, in the forward sweep; its arguments carry no gradient", (bool,),
     ("front/resolve", "front/resolve_values", "front/normalize"),
     ("front/normalize", "generate/blocks", "generate/forward", "pipeline"), default=False)
+REPLAY = Fact(
+    "replay", "a call of a function of the user's that draws random numbers: the name holding"
+    " the generators' states kept just before it (rt.draw_state), replayed before its adjoint",
+    (str,), ("generate/replay",), ("generate/blocks",))
 CHECKPOINT = Fact(
     "checkpoint", "a checkpointed loop: how many trips between snapshots", _ANY,
     ("front/normalize",), ("generate/checkpoint",))

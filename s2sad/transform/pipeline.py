@@ -47,7 +47,7 @@ from .front import (
     static_tests,
 )
 from .analysis import activity, clogs, returns
-from .generate import checkpoint, effects, forward, reverse, scalar_loops
+from .generate import checkpoint, effects, forward, replay, reverse, scalar_loops
 from .tidy import order
 from .emit import index, printing
 from .naming import Namer
@@ -93,6 +93,7 @@ def _serialised(entry):
 
 _done = {}             # (function, code, what, ...) -> Generated: the per-process memo
 _in_progress = set()
+_draws = {}            # function -> (whether its code draws, the functions it calls): `draws`
 _seen = set()          # (code, what) this process looked up in the index or transformed
 STATS = {"transformed": 0, "from index": 0}   # counts, for tests and measurements
 
@@ -103,6 +104,7 @@ def forget(functions):
     ids = {id(f) for f in functions}
     for key in [k for k in _done if id(container_arguments.original(k[0])) in ids]:
         del _done[key]
+    _draws.clear()
 
 
 # (Python scalars, ints, (array, ndim) pairs, (container parameter, spec) pairs)
@@ -357,14 +359,13 @@ def _code_digest(func):
 
 def _adjoint(func, positions, kinds, tidy, check_nan, quiet=False):
     source, callees, externals, owners = _prepare(func, kinds)
-    if quiet:  # a callee's adjoint runs its forward sweep again: it would draw again
-        _refuse_draws(source, func)
     params = [a.id for a in resolve.parameters(source.tree.args)]
     wrt = [params[i] for i in positions]
     namer = Namer(_all_names(source.tree) | RESERVED)
     exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)
     scalar_loops.rewrite(body, namer, kinds, returns.of_call)
+    replay.mark(body, namer, draws)  # callees that draw: their samples again in their adjoint
     clogs.mark_integer_writes(body)
     useful = activity.analyse(body, wrt, params)
     found = clogs.find(source, body, wrt)
@@ -516,16 +517,21 @@ def _is_library(func):
         any(path.startswith(root + os.sep) for root in roots)
 
 
-def _refuse_draws(source, func):
-    draws = [n for n in nodes.walk(source.tree) if isinstance(n, gast.Call) and
-             facts.DRAW.of(n)]
-    if draws:
-        raise UnsupportedError([Diagnostic(
-            source.loc(draws[0]), f"'{func.__name__}' draws random numbers, and a function "
-            "being differentiated calls it", why="the gradient of a call runs the function's "
-            "forward sweep again, which would draw other samples (and advance the generator "
-            "twice)", fix=f"draw the samples in the function you differentiate and pass them "
-            f"to '{func.__name__}' as an argument")])
+def draws(func, _seen=None):
+    """Whether `func`, or a function of the user's it calls, draws random numbers."""
+    seen = set() if _seen is None else _seen
+    if func in seen or not resolve.is_user_function(func):
+        return False
+    seen.add(func)
+    if func not in _draws:
+        try:
+            source, callees, _, _ = _prepare(func, _with_structures(func, NO_KINDS))
+        except S2sadError:
+            return False    # (its own transformation reports what is wrong)
+        _draws[func] = (any(facts.DRAW.of(n) for n in nodes.walk(source.tree)),
+                        tuple(callees.values()))
+    own, callees = _draws[func]
+    return own or any(draws(c, seen) for c in callees)
 
 
 def _python_only(source, bindings):

@@ -35,7 +35,7 @@ from s2sad import templates
 from s2sad.errors import Diagnostic, Location
 from s2sad.runtime import cache
 
-from ..front import global_state, resolve
+from ..front import global_state, resolve, resolve_values
 
 ENV_SWITCH = "S2SAD_INDEX"
 FORMAT = 1                           # of the entries; bump when their fields change
@@ -135,6 +135,8 @@ class _Description:
             return ("number", type(value).__module__, type(value).__qualname__, repr(value))
         if isinstance(value, str):
             return ("str", value)
+        if resolve_values.is_generator(value):   # an input drawn from: its class matters
+            return ("generator", type(value).__qualname__)
         if resolve.is_constant_array(value) or resolve.is_constant_container(value):
             if _holds_record(value):  # (an object: its methods' code is not described)
                 raise _Unkeyable(type(value).__name__)

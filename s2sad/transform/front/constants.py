@@ -28,6 +28,7 @@ from s2sad.errors import Diagnostic, UnsupportedError
 from .. import facts
 from .. import nodes, template
 from . import container_arguments, container_cells, container_values, parse
+from .resolve_values import is_generator
 from .resolve import (code_names, is_constant_array, is_constant_container, is_function_value,
                       is_user_function)
 
@@ -64,7 +65,7 @@ def _collect(func, found, seen, specs):
         else:
             continue
         value = reader()
-        if is_constant_array(value):
+        if is_constant_array(value) or is_generator(value):   # (a generator: drawn from)
             _add(found, name, reader, (id(holder), name), func)
         elif is_constant_container(value):
             _add_container(found, specs, name, reader, value, id(holder), func)

@@ -14,6 +14,7 @@ import numpy
 from . import container_cells, container_values
 from .resolve import (code_names, is_constant_array, is_constant_container, is_function_value,
                       is_record_constant, is_user_function)
+from .resolve_values import is_generator
 
 _MISSING = object()
 
@@ -42,6 +43,8 @@ def _same_number(a, b):
 
 
 def _same_kind(a, b):
+    if is_generator(a) or is_generator(b):  # an input drawn from: another of its class is alike
+        return type(a) is type(b)
     if is_constant_container(a) and is_constant_container(b):
         return constant_kind(a) == constant_kind(b)
     return is_constant_array(a) and is_constant_array(b) and \

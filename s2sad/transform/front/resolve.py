@@ -34,7 +34,7 @@ from s2sad.templates.methods import METHODS
 from .. import facts, nodes
 from . import container_values, library_calls, parse, recursion, unresolved
 from . import resolve_values
-from .resolve_values import is_draw, is_function_value, is_record_constant
+from .resolve_values import is_draw, is_function_value, is_generator, is_record_constant
 
 # Modules generated code may reference, by their canonical names.
 EMITTED_MODULES = {"numpy", "math"}
@@ -348,7 +348,7 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             return gast.Constant(found, None)  # (rebinding one transforms again)
         if isinstance(found, type) and canonical_name(found) is not None:
             return nodes.dotted(canonical_name(found), node)  # a dtype: numpy.float64, float
-        if is_constant_array(found) or is_constant_container(found):
+        if is_constant_array(found) or is_constant_container(found) or is_generator(found):
             return gast.copy_location(nodes.name("_".join(chain)), node)  # an input (constants.py)
         if isinstance(found, numbers.Real):
             if len(chain) > 1:

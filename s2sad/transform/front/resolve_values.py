@@ -10,7 +10,6 @@ functions passed as values, functions held in module lists, and random draws.
                                                        # a constant: layer is specialised on it
 """
 import inspect
-import sys
 import types
 
 import gast
@@ -43,6 +42,12 @@ def is_draw(value):
                      "set_bit_generator")
 
 
+def is_generator(value):
+    """A NumPy random generator (RandomState or Generator): held in a global or a closure, it
+    is an input of generated code, read at every call, which draws from it (constants.py)."""
+    return isinstance(value, (numpy.random.RandomState, numpy.random.Generator))
+
+
 def is_function_value(value):
     """A function that may be passed as a value: a Python function (a `def`, a lambda), a
     builtin or a NumPy ufunc."""
@@ -62,17 +67,16 @@ class Values:
         if getattr(numpy.random, name, None) is found:
             node.func = nodes.dotted(f"numpy.random.{name}", node.func)
             return node
-        module = self.source.func.__module__
-        if chain[0] in self.source.func.__globals__ and module in sys.modules and \
-                vars(sys.modules[module]).get(chain[0]) is self.namespace.get(chain[0]):
-            emitted = "_".join(chain)
-            self.externals.setdefault(emitted, (found, (module, ".".join(chain))))
-            node.func = nodes.dotted(emitted, node.func)
+        if len(chain) == 2 and is_generator(self.namespace.get(chain[0])):
+            # `rs.randn(...)`, rs a global or a closure variable: an input read at every call
+            node.func = gast.copy_location(gast.Attribute(
+                gast.copy_location(nodes.name(chain[0]), node.func), chain[1], gast.Load()),
+                node.func)
             return node
         self.report(node.func, f"cannot draw from '{'.'.join(chain)}' here",
-                    why="s2sad calls a generator held in a closure only through an argument",
-                    fix="pass the generator to the function as an argument, or make it a "
-                        "module-level global")
+                    why="s2sad draws from numpy.random, and from a generator that is an "
+                        "argument, a global or a closure variable",
+                    fix="pass the generator to the function as an argument")
         return node
 
     def _global_item(self, node):

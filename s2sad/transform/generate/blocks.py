@@ -23,6 +23,7 @@ from ..analysis import kinds as kinds_module
 from .. import nodes, template
 from ..front import normalize
 from ..analysis.kinds import is_int, is_scalar
+from . import replay
 
 BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
           gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
@@ -198,9 +199,12 @@ class Blocks:
         outputs = [self.discard]
         outputs += [self.namer.numbered(f"_{self.namer.adjoint(args[i].id)}_") for i in positions]
         seed = self.adjoints.protect(names[0], seed, [args[i].id for i in positions])
-        self.adjoints.out.append(gast.Assign(
+        adjoint_call = gast.Assign(
             [gast.Tuple([nodes.name(o, store=True) for o in outputs], gast.Store())],
-            gast.Call(nodes.name(adjoint), [*args, seed], []), None))
+            gast.Call(nodes.name(adjoint), [*args, seed], []), None)
+        kept = facts.REPLAY.of(call)   # it draws: the same samples again (replay.py)
+        self.adjoints.out.extend(replay.wrapped(adjoint_call, kept, self.namer) if kept else
+                                 [adjoint_call])
         for i, output in zip(positions, outputs[1:]):
             self.adjoints.contribute(args[i].id, nodes.name(output))
 
