@@ -59,3 +59,25 @@ def partial_reads_its_argument_where_made(p, x):
     g = partial(step, a)
     a = 3.0 * p          # the partial keeps the value `a` had when it was made
     return np.sum(g(x)) + a
+
+
+# ---- tuples joined with + and repeated with * ---------------------------------------------------
+
+def concat_and_multiply(weights, *args):
+    cat_state = np.hstack(args + (np.ones((args[0].shape[0], 1)),))
+    return np.dot(cat_state, weights)
+
+
+def rnn_style_update(W, x, h):
+    return np.sum(np.tanh(concat_and_multiply(W, x, h)) ** 2)
+
+
+def tuple_grown_by_plus(a, b):
+    t = (a, b)
+    u = t + (a * b,)
+    return np.sum(u[2]) + np.sum(np.stack(u) ** 2)
+
+
+def tuple_repeated(a, b):
+    x, y, z, w = (a, b) * 2
+    return np.sum(x * w + y * z)

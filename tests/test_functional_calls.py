@@ -1,5 +1,6 @@
 """Issue 35: `map` and `functools.partial` inside a differentiated function
-(front/functional.py), against finite differences, JIT on and off."""
+(front/functional.py), and tuples joined with `+` or repeated with `*` (an RNN's
+`np.hstack(args + (ones,))`), against finite differences, JIT on and off."""
 import numpy as np
 import pytest
 
@@ -17,8 +18,12 @@ CASES = [
     (c.partial_bound_to_a_name, (rng.normal(size=(2, 3)), rng.normal(size=2), XS), (0, 1, 2)),
     (c.partial_with_keyword_then_called, (0.7, XS[0]), (0, 1)),
     (c.partial_reads_its_argument_where_made, (0.7, XS[0]), (0, 1)),
+    (c.rnn_style_update, (rng.normal(size=(6, 2)), rng.normal(size=(4, 2)),
+                          rng.normal(size=(4, 3))), (0, 1, 2)),
+    (c.tuple_grown_by_plus, (XS[0], XS[1]), (0, 1)),
+    (c.tuple_repeated, (XS[0], XS[1]), (0, 1)),
 ]
-COMPILED = {"for_over_map", "partial_bound_to_a_name"}   # compiled too (a few: compiles are slow)
+COMPILED = {"for_over_map", "partial_bound_to_a_name", "rnn_style_update"}   # compiled too (a few: compiles are slow)
 
 
 @pytest.mark.parametrize("f, args, wrt", CASES, ids=[f.__name__ for f, _, _ in CASES])

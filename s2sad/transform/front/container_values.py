@@ -425,6 +425,9 @@ def interesting(node):
         return True  # a tuple (as its elements) or a constant passed to a function of yours
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Call):
         return True
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Mult)) and \
+            any(isinstance(side, gast.Tuple) for side in (node.left, node.right)):
+        return True   # `t + (x,)`, `(a, b) * 2`: joined (containers.py)
     if isinstance(node, gast.Assign) and len(node.targets) == 1:
         target, value = node.targets[0], node.value
         return (isinstance(target, gast.Name) and isinstance(value, gast.Tuple)) or \
@@ -507,3 +510,23 @@ def drop_dead_constants(tree):
                     s.targets[0].id not in read)]
                 block[:] = kept or [gast.Pass()]
 
+
+def joined(run, value, like):
+    """`t + (x,)`, `args + rest`, `pair * 2` of tuples or lists known now (`run` is the
+    containers pass): their elements in order; else None."""
+    if isinstance(value.op, gast.Add):
+        left, right = run.container(value.left, like), run.container(value.right, like)
+        if left is None or right is None or left.kind != right.kind or \
+                left.kind not in ("tuple", "list"):
+            return None
+        parts = [left, right]
+    else:
+        held, count = run.container(value.left, like), run.integer(value.right)
+        if held is None:
+            held, count = run.container(value.right, like), run.integer(value.left)
+        if held is None or held.kind not in ("tuple", "list") or count is None:
+            return None
+        parts = [held] * max(count, 0)
+    items = [item if isinstance(item, Container) else nodes.clone(item)
+             for part in parts for item in part.items]
+    return new(parts[0].kind if parts else "tuple", range(len(items)), items)

@@ -453,6 +453,8 @@ class _Scalarize:
                         range(len(items)), items)
         if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["zip"]:
             return values.zipped(self, value, like)
+        if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
+            return values.joined(self, value, like)
         if isinstance(value, gast.Dict):
             keys = [self.key(k, like) if k is not None else None for k in value.keys]
             if any(not isinstance(k, str) for k in keys):
