@@ -58,3 +58,13 @@ def draws_in_a_loop(params, rs):
     for k in range(3):
         total = total + (k + 1.0) * SAMPLED_LOSS(params * (1.0 + 0.1 * k), rs)
     return total
+
+
+def sample_diag_gaussian(mean, log_std, rs):
+    return rs.randn(*mean.shape) * np.exp(log_std) + mean
+
+
+def vae_like_bound(params, rs):
+    mean, log_std = params[:2].reshape(1, 2), params[2:].reshape(1, 2)
+    latents = sample_diag_gaussian(mean, log_std, rs)
+    return np.sum(latents ** 2) - np.sum(log_std)

@@ -102,3 +102,15 @@ def test_a_drawing_callee_called_in_a_loop():
                for e in np.eye(4)]
     assert np.allclose(grad, numeric, rtol=1e-6, atol=1e-8)
     assert rs.randn() == twin.randn()                # three draws, not six
+
+
+def test_a_draw_with_a_starred_shape():
+    """`rs.randn(*mean.shape)`: the shape spread at run time (the draw runs as Python)."""
+    value, grad = s2sad.value_and_grad(c.vae_like_bound, jit=False)(P, np.random.RandomState(2))
+    eps = np.random.RandomState(2).randn(1, 2)
+
+    def given(p):
+        return np.sum((eps * np.exp(p[2:]) + p[:2]) ** 2) - np.sum(p[2:])
+    expected = s2sad.value_and_grad(given, jit=False)(P)
+    assert value == pytest.approx(expected[0], rel=1e-12)
+    assert np.allclose(grad, expected[1], rtol=1e-12)

@@ -179,7 +179,7 @@ class Reads(nodes.Transformer):
         if grown is not None:
             return gast.copy_location(grown, node)
         if any(isinstance(a, gast.Starred) for a in node.args):
-            node.args = self.spread(node.args)
+            node.args = self.spread(node.args, keep=facts.DRAW.of(node))
             if facts.USER.of(node):
                 owner.pack_star_arguments(node)
         if facts.USER.of(node):
@@ -209,13 +209,17 @@ class Reads(nodes.Transformer):
                 return node
         return self.generic_visit(node)
 
-    def spread(self, args):
-        """`f(*xs)`: the arguments with a tuple or list known now spread into its elements."""
+    def spread(self, args, keep=False):
+        """`f(*xs)`: the arguments with a tuple or list known now spread into its elements;
+        `keep`: another stays starred (a random draw, run as Python: `rs.randn(*x.shape)`)."""
         out = []
         for argument in args:
             made = self.owner.container(argument.value, self.like) \
                 if isinstance(argument, gast.Starred) else None
-            if isinstance(argument, gast.Starred) and (made is None or made.kind == "dict"):
+            if isinstance(argument, gast.Starred) and made is None and keep:
+                argument.value = self.visit(argument.value)
+                out.append(argument)
+            elif isinstance(argument, gast.Starred) and (made is None or made.kind == "dict"):
                 self.owner.report(argument, "`*` in a call needs a tuple or list known when "
                                   "the function is transformed", why="s2sad passes a known "
                                   "number of arguments", fix="pass the elements one by one")

@@ -371,7 +371,7 @@ class _Normalizer:
         if isinstance(node, gast.UnaryOp) and not is_atom(node):
             return gast.UnaryOp(node.op, self.atom(node.operand))
         if isinstance(node, gast.Call):
-            call = gast.Call(node.func, [self.atom(_as_tuple(a)) for a in node.args],
+            call = gast.Call(node.func, [self.argument(a, node) for a in node.args],
                              [gast.keyword(k.arg, self.atom(k.value)) for k in node.keywords])
             facts.REF.put(call, facts.REF.of(node))
             facts.USER.put(call, facts.USER.of(node))
@@ -387,6 +387,18 @@ class _Normalizer:
                                    if isinstance(v, gast.FormattedValue) else v
                                    for v in node.values])
         return self.atom(node)
+
+    def argument(self, node, call):
+        """An argument of a call as an atom; `*shape` in a random draw (`rs.randn(*x.shape)`,
+        run as Python) as a starred atom."""
+        if not isinstance(node, gast.Starred):
+            return self.atom(_as_tuple(node))
+        if facts.DRAW.of(call):
+            return gast.Starred(self.atom(node.value), gast.Load())
+        raise UnsupportedError([Diagnostic(
+            self.source.loc(node), "`*args` in a call of a library function is supported only "
+            "in random draws", why="s2sad binds a library function's arguments one by one to "
+            "its derivative rule", fix="spell the arguments: np.zeros((n, m)) or f(t[0], t[1])")])
 
 
 def _is_path(node):
