@@ -144,7 +144,8 @@ DRAW = Fact(
     "draw", "a call drawing random numbers (numpy.random, a method of a RandomState or"
     " Generator): run once, in the forward sweep; its arguments carry no gradient", (bool,),
     ("front/resolve", "front/resolve_values", "front/normalize"),
-    ("front/normalize", "generate/blocks", "generate/forward", "pipeline"), default=False)
+    ("front/normalize", "front/container_values", "generate/blocks", "generate/forward",
+     "pipeline"), default=False)
 REPLAY = Fact(
     "replay", "a call of a function of the user's that draws random numbers: the name holding"
     " the generators' states kept just before it (rt.draw_state), replayed before its adjoint",
