@@ -519,17 +519,20 @@ def _is_library(func):
 
 def draws(func, _seen=None):
     """Whether `func`, or a function of the user's it calls, draws random numbers."""
+    func = container_arguments.original(func)   # (a copy specialised on containers)
     seen = set() if _seen is None else _seen
     if func in seen or not resolve.is_user_function(func):
         return False
     seen.add(func)
-    if func not in _draws:
+    if func not in _draws:  # parsed and resolved only: that is where draws are found
         try:
-            source, callees, _, _ = _prepare(func, _with_structures(func, NO_KINDS))
+            source = parse.parse_function(func)
+            desugar.desugar(source)
+            resolution = resolve.resolve(source)
         except S2sadError:
             return False    # (its own transformation reports what is wrong)
         _draws[func] = (any(facts.DRAW.of(n) for n in nodes.walk(source.tree)),
-                        tuple(callees.values()))
+                        tuple(resolution.callees.values()))
     own, callees = _draws[func]
     return own or any(draws(c, seen) for c in callees)
 
