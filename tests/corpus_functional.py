@@ -81,3 +81,57 @@ def tuple_grown_by_plus(a, b):
 def tuple_repeated(a, b):
     x, y, z, w = (a, b) * 2
     return np.sum(x * w + y * z)
+
+
+# ---- generators of yours looped over (front/generators.py) -------------------------------------
+
+LAYER_SHAPES = [(3, 2), (2, 1)]
+
+
+def layers(weights):
+    for m, n in LAYER_SHAPES:
+        yield weights[:m * n].reshape((m, n)), weights[m * n:m * n + n]
+        weights = weights[(m + 1) * n:]
+
+
+def net_over_a_generator(w, x):
+    h = x
+    for W, b in layers(w):
+        h = np.tanh(h @ W + b)
+    return np.sum(h ** 2)
+
+
+def make_net(layer_sizes):
+    """A factory, as people write Bayesian neural nets: the generator reads the factory's
+    `shapes` (a constant), the loss calls the generator (both closures)."""
+    shapes = list(zip(layer_sizes[:-1], layer_sizes[1:]))
+
+    def unpack_layers(weights):
+        for m, n in shapes:
+            yield weights[:m * n].reshape((m, n)), weights[m * n:m * n + n]
+            weights = weights[(m + 1) * n:]
+
+    def loss(weights, inputs, targets):
+        for W, b in unpack_layers(weights):
+            inputs = np.tanh(inputs @ W + b)
+        return np.sum((inputs - targets) ** 2)
+    return loss
+
+
+NET_LOSS = make_net([2, 3, 1])
+
+
+def closure_generator(weights, inputs, targets):
+    return NET_LOSS(weights, inputs, targets)
+
+
+def local_generator(x, scale=2.0):
+    def pairs(v, step=1):
+        for i in range(len(v) - step):
+            yield v[i], v[i + step] * scale
+    s = 0.0
+    for a, b in pairs(x):
+        s = s + a * b
+    for a, b in pairs(x, step=2):
+        s = s + np.sin(a - b)
+    return s

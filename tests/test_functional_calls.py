@@ -1,6 +1,7 @@
 """Issue 35: `map` and `functools.partial` inside a differentiated function
-(front/functional.py), and tuples joined with `+` or repeated with `*` (an RNN's
-`np.hstack(args + (ones,))`), against finite differences, JIT on and off."""
+(front/functional.py), tuples joined with `+` or repeated with `*` (an RNN's
+`np.hstack(args + (ones,))`) and generators looped over (front/generators.py), against finite
+differences, JIT on and off."""
 import numpy as np
 import pytest
 
@@ -22,8 +23,12 @@ CASES = [
                           rng.normal(size=(4, 3))), (0, 1, 2)),
     (c.tuple_grown_by_plus, (XS[0], XS[1]), (0, 1)),
     (c.tuple_repeated, (XS[0], XS[1]), (0, 1)),
+    (c.net_over_a_generator, (rng.normal(size=11), rng.normal(size=(4, 3))), (0, 1)),
+    (c.closure_generator, (rng.normal(size=13), rng.normal(size=(5, 2)),
+                           rng.normal(size=(5, 1))), (0, 1)),
+    (c.local_generator, (rng.normal(size=6),), 0),
 ]
-COMPILED = {"for_over_map", "partial_bound_to_a_name", "rnn_style_update"}   # compiled too (a few: compiles are slow)
+COMPILED = {"for_over_map", "partial_bound_to_a_name", "rnn_style_update", "closure_generator"}   # compiled too (a few: compiles are slow)
 
 
 @pytest.mark.parametrize("f, args, wrt", CASES, ids=[f.__name__ for f, _, _ in CASES])
@@ -41,3 +46,18 @@ def test_a_partial_used_as_a_value_is_left_alone():
         return g
     with pytest.raises(s2sad.S2sadError):
         s2sad.grad(keeps, jit=False)(1.0)
+
+
+def test_a_generator_loop_with_break_is_a_located_error():
+    import s2sad
+
+    def first_pair(x):
+        def pairs(v):
+            for i in range(len(v) - 1):
+                yield v[i], v[i + 1]
+        for a, b in pairs(x):
+            if a > b:
+                break
+        return a * b
+    with pytest.raises(s2sad.UnsupportedError, match="yield"):
+        s2sad.grad(first_pair, jit=False)(np.array([3.0, 2.0, 1.0]))

@@ -49,7 +49,7 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
-from . import function_sequences, functional
+from . import function_sequences, functional, generators
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -99,6 +99,7 @@ class _Desugar:
     def run(self):
         tree = self.source.tree
         functional.rewrite(tree, self.source.func)   # map and functools.partial
+        generators.inline(self.source, self.taken)    # `for v in a_generator(...)`
         _call_through_aliases(tree, self.source.func)
         if tree.args.vararg is not None:  # `*inputs`: one tuple parameter (resolve.py packs
             tree.args.args.append(tree.args.vararg)  # the callers' extra arguments into it)

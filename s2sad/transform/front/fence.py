@@ -328,6 +328,13 @@ class _Fence:
 
     def _unsupported(self, node):
         what = DESCRIPTIONS.get(type(node), f"`{type(node).__name__}` nodes")
+        if isinstance(node, gast.Yield):   # (generators.py puts simple ones in place)
+            self.report(node, f"not supported here: {what}",
+                        why="a generator is supported where a `for` loops over it with no "
+                            "`break`, `continue` or `else`, and it yields only as statements, "
+                            "with no `return`",
+                        fix="loop over it so, or return a tuple of the values instead")
+            return
         self.report(node, f"not supported yet: {what}",
                     why="s2sad differentiates assignments, arithmetic, calls, indexing, "
                         "`if`, `for` and `while`",
