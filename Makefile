@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test clean
-.PHONY: corpus digest bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
+.PHONY: corpus digest autograd bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -53,6 +53,12 @@ fuzz: $(STAMP)
 # tests/functions.py from a checkout (TANGENT=/path/to/tangent), prints pass/fail per function.
 tangent: $(STAMP)
 	$(PY) tests/tangent_corpus.py --tangent $(TANGENT) $(ARGS)
+
+# HIPS autograd's examples ported by changing imports only, against autograd's own gradients:
+# reads examples/ from a checkout (AUTOGRAD=/path/to/autograd); runs in .venv-bench (autograd).
+autograd: $(STAMP)
+	test -x .venv-bench/bin/python || $(PY) -c "import sys; sys.path.insert(0, 'benchmarks'); import run; run.ensure_venv()"
+	.venv-bench/bin/python tests/autograd_examples.py --autograd $(AUTOGRAD) $(ARGS)
 
 bench-checkpoint: $(STAMP)
 	$(PY) benchmarks/checkpoint_benchmark.py $(ARGS)

@@ -1,0 +1,258 @@
+"""s2sad on HIPS autograd's examples, ported as a user ports them: by changing imports only
+(`autograd.numpy` -> `numpy`, `autograd.scipy.stats` -> `scipy.stats`, ...), differentiated by
+s2sad and compared with autograd's gradient of the original code at the same point and seed.
+
+    make autograd AUTOGRAD=/path/to/autograd [ARGS="--jit"]
+    python tests/autograd_examples.py --autograd PATH [--jit] [NAME ...]
+
+The examples are read from a checkout of github.com/HIPS/autograd (nothing of them is kept
+here): their imports are rewritten into a temporary directory. Each example's objective is set
+up below as its own `__main__` block sets it up, at small sizes. Runs in .venv-bench, where
+autograd is installed (`make bench` makes it); each reference runs in a process of its own
+(the originals import each other by module name, as the ports do). Not set up: the examples
+that call autograd's own tools in the objective (neural_net.py's `flatten`, fixed_points.py,
+ode_net.py's odeint, rkhs.py), plotting-only ones, and convnet.py (autograd.scipy.signal).
+"""
+import argparse
+import importlib
+import os
+import pickle
+import re
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import numpy
+
+IMPORTS = [   # (pattern, replacement): the import lines a user changes
+    (r"import autograd\.numpy as np.*", "import numpy as np"),
+    (r"import autograd\.numpy\.random as npr", "import numpy.random as npr"),
+    (r"import autograd\.scipy\.stats\.multivariate_normal as mvn",
+     "from scipy.stats import multivariate_normal as mvn"),
+    (r"import autograd\.scipy\.stats\.norm as norm", "from scipy.stats import norm"),
+    (r"from autograd import grad, hessian_vector_product", "from s2sad import grad"),
+    (r"from autograd import (grad|value_and_grad)\b", r"from s2sad import \1"),
+    (r"from autograd\.misc\.optimizers import adam", "adam = None"),
+    (r"import matplotlib\.pyplot as plt", "plt = None"),
+    (r"autograd\.numpy\.", "numpy."), (r"autograd\.scipy\.", "scipy."),
+]
+
+
+def port(source, target):
+    for name in os.listdir(source):
+        if name.endswith(".py"):
+            with open(os.path.join(source, name)) as stream:
+                text = stream.read()
+            for pattern, replacement in IMPORTS:
+                text = re.sub(pattern, replacement, text)
+            with open(os.path.join(target, name), "w") as stream:
+                stream.write(text)
+
+
+# ---- each example's objective, set up as its __main__ block does (small sizes) ------------------
+
+CASES = {}
+
+
+def case(func):
+    CASES[func.__name__] = func
+    return func
+
+
+def _rs(seed=0):
+    return numpy.random.RandomState(seed)
+
+
+@case
+def gaussian_process(m):
+    num_params, _, lml = m.make_gp_funs(m.rbf_covariance, num_cov_params=2)
+    X, y = m.build_toy_dataset(D=1, n_data=12)
+    return (lambda p: -lml(p, X, y)), (0.1 * _rs().randn(num_params),)
+
+
+@case
+def black_box_svi(m):
+    from scipy.stats import norm
+    if not m.__name__.startswith("ported"):
+        from autograd.scipy.stats import norm
+
+    def log_density(x, t):
+        mu, log_sigma = x[:, 0], x[:, 1]
+        return norm.logpdf(log_sigma, 0, 1.35) + norm.logpdf(mu, 0, m.np.exp(log_sigma))
+    objective, _, _ = m.black_box_variational_inference(log_density, 2, num_samples=20)
+    return (lambda p: -objective(p, 0)), (numpy.array([-1.0, -1.0, -5.0, -5.0]),)
+
+
+@case
+def negative_binomial_maxlike(m):
+    x = numpy.array([3.0, 5.0, 2.0, 8.0, 4.0])
+    return (lambda r, p: m.np.sum(m.negbin_loglike(r, p, x))), (2.0, 0.4)
+
+
+@case
+def ica(m):
+    _, _, logprob, _ = m.make_ica_funs(3, 2)
+    latents, observed = _rs().randn(2, 5), _rs(1).randn(5, 3)
+    return (lambda w: logprob(w, latents, 0.3, observed)), (_rs(2).randn(3, 2),)
+
+
+@case
+def rnn(m):
+    params = m.create_rnn_params(input_size=4, state_size=3, output_size=4, rs=_rs())
+    inputs = numpy.eye(4)[_rs().randint(0, 4, size=(5, 2))]
+    return (lambda p: -m.rnn_log_likelihood(p, inputs, inputs)), (params,)
+
+
+@case
+def lstm(m):
+    params = m.init_lstm_params(input_size=4, state_size=3, output_size=4, rs=_rs())
+    inputs = numpy.eye(4)[_rs().randint(0, 4, size=(5, 2))]
+    return (lambda p: -m.lstm_log_likelihood(p, inputs, inputs)), (params,)
+
+
+@case
+def gmm(m):
+    params = m.init_gmm_params(num_components=3, D=2, scale=0.1, rs=_rs())
+    data = _rs().randn(10, 2)
+    return (lambda p: -m.gmm_log_likelihood(p, data)), (params,)
+
+
+@case
+def variational_autoencoder(m):
+    gen = m.init_net_params(0.1, [2, 5, 4], rs=_rs())
+    rec = m.init_net_params(0.1, [4, 5, 4], rs=_rs(1))
+    data = (_rs().rand(3, 4) > 0.5).astype(float)
+    return (lambda g, r: m.vae_lower_bound(g, r, data, _rs(1))), (gen, rec)
+
+
+@case
+def bayesian_neural_net(m):
+    num_weights, _, logprob = m.make_nn_funs(layer_sizes=[1, 4, 1], L2_reg=0.1,
+                                             noise_variance=0.01)
+    inputs, targets = m.build_toy_dataset(n_data=8)
+    return (lambda w: m.np.sum(logprob(w, inputs, targets))), (0.1 * _rs().randn(1, num_weights),)
+
+
+@case
+def deep_gaussian_process(m):
+    X, y = m.build_step_function_dataset(D=1, n_data=8)
+    m.n_data, m.X, m.y = 8, X, y      # the globals its __main__ block defines
+    num_params, lml = m.build_deep_gp(1, 1, m.rbf_covariance)[:2]
+    return (lambda p: -lml(p)), (0.1 * _rs().randn(num_params),)
+
+
+@case
+def mixture_variational_inference(m):
+    def logprob(x, t):
+        return -0.5 * m.np.sum(x ** 2, axis=1)
+    init_var_params, elbo, *_ = m.build_mog_bbsvi(logprob, num_samples=5, k=2)
+    return elbo, (init_var_params(2, rs=_rs()), 0)
+
+
+@case
+def generative_adversarial_net(m):
+    gen = m.init_random_params(0.1, [2, 4, 3], rs=_rs())
+    dsc = m.init_random_params(0.1, [3, 4, 1], rs=_rs(1))
+    real = _rs().randn(4, 3)
+    return (lambda g, d: m.gan_objective(g, d, real, 4, 2, _rs(1))), (gen, dsc)
+
+
+@case
+def neural_net_regression(m):
+    params = m.init_random_params(0.1, [1, 4, 4, 1], rs=_rs())
+    inputs, targets = m.build_toy_dataset(n_data=10)
+    return (lambda w: -m.logprob(w, inputs, targets)), (params,)
+
+
+@case
+def rosenbrock(m):
+    return m.rosenbrock, (numpy.array([0.3, 0.7]),)
+
+
+# ---- running -----------------------------------------------------------------------------------
+
+def _flat(tree):
+    if isinstance(tree, dict):
+        return [x for k in sorted(tree) for x in _flat(tree[k])]
+    if isinstance(tree, (list, tuple)):
+        return [x for t in tree for x in _flat(t)]
+    return [numpy.asarray(tree, float).ravel()]
+
+
+def _wrt(args):
+    return tuple(i for i, a in enumerate(args) if not isinstance(a, int))
+
+
+def _load(directory, package, name):
+    sys.path[:0] = [os.path.dirname(directory), directory]
+    return importlib.import_module(f"{package}.{name}")
+
+
+def reference(directory, name, output):
+    """autograd's gradient of the original example (run in a process of its own)."""
+    import autograd
+    func, args = CASES[name](_load(directory, "examples", name))
+    grads = autograd.grad(func, _wrt(args))(*args)
+    with open(output, "wb") as stream:
+        pickle.dump(numpy.concatenate(_flat(list(grads))), stream)
+
+
+def run(name, scratch, jit):
+    import s2sad
+    output = os.path.join(scratch, f"{name}.pkl")
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--reference", scratch,
+                           name], capture_output=True, text=True)
+    if done.returncode:
+        return "reference failed: " + (done.stderr.strip().splitlines() or ["?"])[-1][:150]
+    with open(output, "rb") as stream:
+        expected = pickle.load(stream)
+    try:
+        func, args = CASES[name](_load(os.path.join(scratch, "ported"), "ported", name))
+        got = s2sad.grad(func, wrt=_wrt(args), jit=jit)(*args)
+    except Exception as exc:  # noqa: BLE001 -- reported with its first line
+        return f"FAIL {type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}"
+    got = numpy.concatenate(_flat(list(got if isinstance(got, tuple) else (got,))))
+    if got.shape != expected.shape or not numpy.allclose(got, expected, rtol=1e-7, atol=1e-9):
+        return "WRONG: s2sad and autograd disagree"
+    return "pass"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--autograd", help="a checkout of github.com/HIPS/autograd")
+    parser.add_argument("--jit", action="store_true", help="compile the gradients (jit=True)")
+    parser.add_argument("--reference", nargs=2, metavar=("SCRATCH", "NAME"),
+                        help=argparse.SUPPRESS)
+    parser.add_argument("names", nargs="*", help="only these examples")
+    options = parser.parse_args()
+    warnings.simplefilter("ignore")
+    if options.reference:
+        scratch, name = options.reference
+        return reference(os.path.join(scratch, "examples"), name,
+                         os.path.join(scratch, f"{name}.pkl"))
+    if not options.autograd:
+        parser.error("--autograd PATH is required")
+    scratch = tempfile.mkdtemp(prefix="s2sad-autograd-")
+    for package in ("examples", "ported"):
+        os.makedirs(os.path.join(scratch, package))
+        open(os.path.join(scratch, package, "__init__.py"), "w").close()
+    source = os.path.join(options.autograd, "examples")
+    port(source, os.path.join(scratch, "ported"))
+    for name in os.listdir(source):
+        if name.endswith(".py"):
+            with open(os.path.join(source, name)) as stream:
+                text = stream.read()
+            with open(os.path.join(scratch, "examples", name), "w") as stream:
+                stream.write(text)
+    names = options.names or list(CASES)
+    results = {name: run(name, scratch, options.jit) for name in names}
+    for name, result in results.items():
+        print(f"{name}: {result}")
+    passed = sum(r == "pass" for r in results.values())
+    print(f"\n{passed} of {len(results)} pass (jit={options.jit})")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
