@@ -50,7 +50,7 @@ import sys
 
 import numpy as np
 
-from . import blas_modules, value_types
+from . import blas_modules, syntax_lock, value_types
 
 _JITABLE = []          # plain functions Numba must be able to call
 _BY_TYPE = []          # (python function, dispatch, options)
@@ -525,5 +525,7 @@ def generate(name, arguments, lines, namespace):
     filename = f"<s2sad.runtime.{name}.{digest}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     scope = dict(namespace, np=np, __name__=__name__)
-    exec(compile(source, filename, "exec"), scope)
+    with syntax_lock.LOCK:
+        code = compile(source, filename, "exec")
+    exec(code, scope)
     return scope[name]

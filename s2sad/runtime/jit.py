@@ -29,7 +29,7 @@ import numpy
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import cache, dispatch, numba_cache, numpy_cached, rt, tiers, tracing
+from . import cache, dispatch, numba_cache, numpy_cached, rt, syntax_lock, tiers, tracing
 
 PY, JIT = "py", "jit"
 TIERED = "tiered"   # Runner.jit: Python first, compiled in the background (tiers.py)
@@ -73,12 +73,13 @@ def _load(path, flavour, key):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     text = cache.text_of(path)  # compiled from its text: no .pyc involved
-    if flavour == JIT:  # `@` and a few NumPy calls through helpers Numba caches, line for line
-        code = compile(numpy_cached.for_numba(ast.parse(text, path)), path, "exec",
-                       dont_inherit=True)
-        module.__dict__[numpy_cached.NAME] = numpy_cached
-    else:
-        code = compile(text, path, "exec", dont_inherit=True)
+    with syntax_lock.LOCK:   # (no other thread parsing meanwhile: syntax_lock.py)
+        if flavour == JIT:  # `@` and some NumPy calls through helpers Numba caches, line for line
+            code = compile(numpy_cached.for_numba(ast.parse(text, path)), path, "exec",
+                           dont_inherit=True)
+            module.__dict__[numpy_cached.NAME] = numpy_cached
+        else:
+            code = compile(text, path, "exec", dont_inherit=True)
     module.__dict__[rt.LINKER] = functools.partial(link, name)  # what rt.load calls
     sys.modules[name] = module
     try:

@@ -20,14 +20,13 @@ import functools
 import os
 import sys
 import sysconfig
-import threading
 
 import gast
 
 from s2sad import templates
 from s2sad.errors import (ArgumentError, Diagnostic, InternalError, S2sadError, TemplateError,
                           UnsupportedError)
-from s2sad.runtime import cache, rt
+from s2sad.runtime import cache, rt, syntax_lock
 from s2sad.version import __version__
 
 from . import facts
@@ -80,7 +79,7 @@ class Generated:
 # One transformation at a time in a process: threads asking for the same function wait for the
 # first one's result (the memo), and `_in_progress` holds only the transforming thread's keys,
 # so a function another thread is transforming is never taken for one calling itself.
-_LOCK = threading.RLock()
+_LOCK = syntax_lock.LOCK   # (also held where the runtime parses: CPython's AST state is shared)
 
 
 def _serialised(entry):
