@@ -84,6 +84,7 @@ USER = Fact(
     (bool,), ("front/resolve", "front/normalize"),
     ("front/normalize", "front/constants", "front/container_values", "front/resolve",
      "front/inline", "front/containers", "front/container_calls", "front/container_elements",
+     "front/container_tests",
      "analysis/aliases", "analysis/kinds", "generate/blocks", "generate/forward",
      "generate/saves", "generate/scalar_loops", "pipeline"), default=False)
 CANONICAL = Fact(

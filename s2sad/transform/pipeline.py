@@ -259,7 +259,7 @@ def _prepare(func, kinds=NO_KINDS, procedure=False):
     callees = {name: copies.get(f, f) for name, f in callees.items()}
     own = [a.id for a in resolve.parameters(source.tree.args)]
     leaves, specialised = containers.scalarize(source, structures, constants.containers(func),
-                                               kinds[2] if len(kinds) > 2 else ())
+                                               kinds)
     static_tests.fold(source.tree)
     problems = exits.mixed_returns(source)
     if problems:

@@ -38,7 +38,8 @@ class NotOpened(Exception):
 def opens(owner, call):
     """Whether the user call `call` is one to put in place (see the module's docstring)."""
     func = facts.REF.of(call)
-    if not facts.USER.of(call) or func is None or func in owner.opening_functions():
+    if not facts.USER.of(call) or func is None or \
+            func in {frame["function"] for frame in owner.opened}:  # (calling itself)
         return False
     tree = _tree(owner, func)
     if tree is None:
@@ -92,9 +93,10 @@ def _follow(owner, source, bound, call, like):
                 node.end_lineno += k * parse.FOREIGN
     local = resolve.local_names(tree)
     renames = {}
-    for name in sorted(local):
+    for name in sorted(local):  # its own name where it is free, else `<callee>_<name>`
+        spelt = f"{tree.name.strip('_')}_{name.strip('_')}"
         renames[name] = name if name not in owner.taken else \
-            nodes.fresh(f"{tree.name.strip('_')}_{name.strip('_')}_", owner.taken)
+            spelt if spelt not in owner.taken else nodes.fresh(f"{spelt}_", owner.taken)
         owner.taken.add(renames[name])
     _Rename(renames).visit(tree)
     for name, argument in bound.items():   # the parameters, bound to the arguments
@@ -182,8 +184,9 @@ def _front(owner, func, call):
             any(_reads_constants(f) for f in resolution.callees.values()):
         return None
     for node in nodes.walk(source.tree):  # calls it makes: the caller's callees now
-        if isinstance(node, gast.Call) and facts.USER.of(node):
-            owner.calls_made(node)
+        if isinstance(node, gast.Call) and facts.USER.of(node) and \
+                isinstance(node.func, gast.Name):
+            owner.introduced.setdefault(node.func.id, facts.REF.of(node))
     idioms.rewrite(source.tree)
     return source
 
@@ -209,11 +212,16 @@ def _bound(tree, call):
         if name in bound:
             continue
         default = defaults.get(name)
-        if not (isinstance(default, gast.Constant) or isinstance(default, gast.UnaryOp) and
-                isinstance(default.operand, gast.Constant)):
-            return None
+        if not _literal(default) and not (isinstance(default, gast.Tuple) and
+                                          all(_literal(e) for e in default.elts)):
+            return None  # (a tuple of literals too: it cannot change between calls)
         bound[name] = nodes.clone(default)
     return {name: bound[name] for name in keyword_names}
+
+
+def _literal(node):
+    return isinstance(node, gast.Constant) or isinstance(node, gast.UnaryOp) and \
+        isinstance(node.operand, gast.Constant)
 
 
 def _dict_names(tree):

@@ -21,14 +21,16 @@ assigned, a constant argument the function is specialised on, a record's field o
 value), containers held now (`len(names)`, `"scale" in kwargs`, `isinstance(names, list)`),
 and what `not`, `and`, `or` and one comparison make of them. `v is None` of a value computed
 when the function runs is False: s2sad holds None only as a constant known now, so a name
-that may be None is one the function assigns None somewhere (`may_be_none`), and its test
-stays undecided. The rest of the function then sees the branch's statements only.
+that may be None is a parameter the arguments' kinds do not show to be an array or a number,
+or one the function assigns None somewhere (`may_be_none`); its test stays undecided.
+`isinstance(v, list)` (or dict) is False for a value known to be an array or a number
+(`_is_array`). The rest of the function then sees the taken branch's statements only.
 """
 import operator
 
 import gast
 
-from .. import nodes
+from .. import facts, nodes
 from . import container_values as values
 
 UNKNOWN = object()
@@ -46,10 +48,12 @@ class _Array:
         self.ndim = ndim
 
 
-def may_be_none(tree):
-    """Names the function assigns None somewhere (or a name that may be None): their `is None`
-    tests are decided only where the name holds a constant."""
-    found = set()
+def may_be_none(tree, given=()):
+    """Names that may hold None when the function runs: parameters (but those in `given`: the
+    arguments' kinds say they are arrays or numbers), names the function assigns None
+    somewhere, and names assigned those. Their `is None` tests are decided only where the
+    name holds a constant."""
+    found = {a.id for a in nodes.walk(tree.args) if isinstance(a, gast.Name)} - set(given)
     changed = True
     while changed:
         changed = False
@@ -203,8 +207,8 @@ def _call(owner, node):
             return UNKNOWN
         if isinstance(made, values.Container):
             return made.kind == _TYPES[kinds[0]]
-        if (made is _RUNTIME or isinstance(made, _Array)) and kinds[0] != "tuple":
-            return False  # (s2sad holds every list and dict as a container)
+        if isinstance(made, _Array) or made is _RUNTIME and _is_array(owner, node.args[0]):
+            return False  # (s2sad holds every list and dict it follows as a container)
         return UNKNOWN
     if isinstance(node.func, gast.Attribute) and node.func.attr in ("startswith", "endswith"):
         text = _value(owner, node.func.value)
@@ -212,6 +216,29 @@ def _call(owner, node):
         if isinstance(text, str) and len(args) == 1 and isinstance(args[0], (str, tuple)):
             return getattr(text, node.func.attr)(args[0])
     return UNKNOWN
+
+
+# NumPy functions that return a list or a tuple of arrays, not one array.
+SEQUENCE_RESULTS = {"split", "array_split", "hsplit", "vsplit", "dsplit", "meshgrid",
+                    "broadcast_arrays", "nonzero", "unravel_index", "gradient", "histogram",
+                    "frexp", "modf", "divmod", "slogdet", "eig", "eigh", "qr", "svd", "lstsq",
+                    "tolist", "atleast_1d", "atleast_2d", "atleast_3d", "where", "indices"}
+
+
+def _is_array(owner, node):
+    """Whether `node` names a value known to be a number or an array: an array parameter,
+    or a name whose value (`owner.values`, the last one assigned) is arithmetic, an element
+    or a slice of such a value, or a NumPy function's result (not one of SEQUENCE_RESULTS)."""
+    if not isinstance(node, gast.Name):
+        return False
+    value = owner.values.get(node.id)
+    if node.id in owner.ranks or isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        return True
+    if isinstance(value, gast.Subscript):
+        return _is_array(owner, value.value)
+    chain = nodes.dotted_parts(value.func) if isinstance(value, gast.Call) else None
+    return bool(chain) and chain[0] == "numpy" and chain[-1] not in SEQUENCE_RESULTS and \
+        not facts.USER.of(value)
 
 
 def _truth(value):

@@ -207,6 +207,10 @@ class Reads(nodes.Transformer):
         array = owner.grown_array(dotted, node)
         if array is not None:
             return gast.copy_location(array, node)
+        if dotted in ("tuple", "list") and len(node.args) == 1 and not node.keywords:
+            made = owner.container(node, self.like)  # tuple([d[k] for k in names])
+            if made is not None:
+                return owner.as_value(made, node)
         if dotted == "len" and len(node.args) == 1:
             made = owner.container(node.args[0], self.like)
             if made is not None:

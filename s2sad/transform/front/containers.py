@@ -27,28 +27,31 @@ from . import container_arguments as arguments
 from . import container_calls as calls
 from . import container_cells as cells
 from . import container_elements as elements
+from . import container_loops as loops
 from . import container_tests as tests
 from . import container_buffers as buffers
 from . import container_values as values
 from .. import nodes
 from . import resolve
 
-MAX_UNROLLED = 256
+MAX_UNROLLED = loops.MAX_UNROLLED
 
-def scalarize(source, structures=(), held=(), ranks=()):
+def scalarize(source, structures=(), held=(), kinds=()):
     """Rewrite `source.tree` in place. `structures`: (parameter, spec) of the parameters given
     containers (container_arguments.py); each becomes one parameter per leaf, named in its
     spec; `held`: (name, spec) of module containers, whose leaves are parameters already
     (constants.py). Returns {parameter: its leaves' names} and {emitted name: function} of the
     functions of yours specialised on the containers a call passes them."""
     run = _Scalarize(source)
-    run.ranks = dict(ranks)  # (array parameter, ndim): container_tests.py reads them
+    run.ranks = dict(kinds[2]) if len(kinds) > 2 else {}  # (array parameter, ndim) pairs
     run.held, statics = arguments.expand(source.tree.args, structures)
     source.tree.body[:0] = [gast.copy_location(nodes.assign(name, gast.Constant(value, None)),
                                                source.tree) for name, value in statics]
     run.held.update({name: values.of_spec(spec) for name, spec in held})  # module containers
     run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
     values.mark_cells(source.tree, tuple(structures) + tuple(held))
+    run.maybe_none = tests.may_be_none(source.tree, set(run.ranks) | set(
+        kinds[0] if kinds else ()))
     run.run()
     if run.held or run.buffers:
         values.drop_dead_constants(source.tree)
@@ -69,9 +72,12 @@ class _Scalarize:
         self.specialised = {}  # emitted name -> a callee specialised on containers passed
         self.frames = []       # the opaque loops being rewritten, innermost last
         self.buffers = set()   # lists that became arrays (container_buffers.py)
-        self.maybe_none = tests.may_be_none(source.tree)  # (container_tests.py)
+        self.maybe_none = set()  # names that may be None when it runs (container_tests.py)
+        self.values = {}       # name -> the expression last assigned to it (container_tests)
         self.ranks = {}        # name -> ndim of an array parameter (container_tests.py)
         self.opened = []       # the callees being put in place, innermost last (container_calls)
+        self.unrolling = []    # the trips of unrolled loops (or opaque loops), innermost last
+        self.tentative = 0     # unrolling a loop that stays a loop if an exit is undecided
         self.opened_calls = {}  # id(call) -> (call, its value), once put in place
         self.parsed = {}       # function -> its desugared tree (container_calls.py)
         self.introduced = {}   # emitted name -> function: calls made by callees put in place
@@ -79,7 +85,11 @@ class _Scalarize:
     def run(self):
         tree = self.source.tree
         if not self.held and not any(values.interesting(n) or values.tuple_result(n) or
-                                     values.assigns_field(n) for n in nodes.walk(tree)):
+                                     values.assigns_field(n) or
+                                     isinstance(n, gast.keyword) and n.arg is None or
+                                     isinstance(n, gast.Call) and
+                                     facts.USER.of(n) and calls.opens(self, n)
+                                     for n in nodes.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
         if self.problems:  # (an unrolled loop's body reports once per trip: once is enough)
@@ -99,20 +109,24 @@ class _Scalarize:
         for statement in statements:
             out += self.statement(statement)
             if out and isinstance(out[-1], (gast.Return, gast.Raise)) or \
-                    self.opened and self.opened[-1]["returned"]:
+                    self.opened and self.opened[-1]["returned"] or \
+                    self.unrolling and self.unrolling[-1]["stop"]:
                 break  # (what follows is never reached: a branch kept in place of its `if`)
         return out
 
     def statement(self, node):
         if isinstance(node, gast.Return) and self.opened:  # a callee put in place ends
             return calls.returned(self, node)
+        if isinstance(node, (gast.Break, gast.Continue)) and self.unrolling and \
+                not self.unrolling[-1]["opaque"]:
+            return loops.exit_in_trip(self, node)
         self.out = []
         if isinstance(node, gast.Assign):
             self.assign(node)
         elif isinstance(node, gast.Expr) and values.is_append(node):
             self.append(node)
         elif isinstance(node, gast.For):
-            self.loop(node)
+            loops.loop(self, node)
         elif isinstance(node, gast.If):
             self.branches(node)
         elif isinstance(node, gast.While):
@@ -149,8 +163,11 @@ class _Scalarize:
         if isinstance(value, gast.Constant) or (isinstance(value, gast.UnaryOp) and
                                                 isinstance(value.operand, gast.Constant)):
             return value
+        if isinstance(value, gast.Name) and value.id in self.known:  # a constant now
+            return gast.copy_location(gast.Constant(self.known[value.id], None), value)
         name = self.fresh(base)
         self.emit(nodes.assign(name, value), like)
+        self.follow_name(name, value)  # (container_tests.py)
         return nodes.name(name)
 
     def assign(self, node):
@@ -309,7 +326,9 @@ class _Scalarize:
 
     def follow_name(self, name, value):
         """`name = other`: what is known of `other` (container_tests.py) is known of `name`."""
+        self.values[name] = value
         if isinstance(value, gast.Name):
+            self.values[name] = self.values.get(value.id, value)
             if value.id in self.known:
                 self.known[name] = self.known[value.id]
             if value.id in self.ranks:
@@ -321,11 +340,9 @@ class _Scalarize:
         self.held.pop(name, None)
         self.known.pop(name, None)
         self.ranks.pop(name, None)
+        self.values.pop(name, None)
 
     # ---- calls of callees put in place (container_calls.py) ------------------------------
-
-    def opening_functions(self):
-        return {frame["function"] for frame in self.opened}
 
     def open_user_call(self, call, like):
         """The value of a user call put in place (a Container or an expression), or None."""
@@ -344,77 +361,8 @@ class _Scalarize:
             self.opened_calls[id(call)] = (call, value)
         return value
 
-    def calls_made(self, call):
-        """A call of a function of yours in a callee put in place: one of the caller's."""
-        if isinstance(call.func, gast.Name):
-            self.introduced.setdefault(call.func.id, facts.REF.of(call))
 
     # ---- control flow ---------------------------------------------------------------------
-
-    def loop(self, node):
-        iterable = node.iter
-        held = self.container(iterable, node) if self.is_view(iterable) or \
-            nodes.root_name(iterable) is not None else None
-        if held is None:
-            node.iter = iterable = self.expression(iterable, node)
-        if held is not None:
-            if held.kind == "record":
-                self.report(node, "a loop over a dataclass instance",
-                            why="a dataclass is not iterable", fix="loop over its fields' "
-                            "values: for w in (p.a, p.b)")
-                return
-            items = list(held.items) if held.kind != "dict" else \
-                [gast.Constant(k, None) for k in held.keys]
-            return self.unrolled(node, items)
-        trips = self.static_range(iterable)
-        if trips is not None and self.touches(node) and not values.exits_early(node):
-            return self.unrolled(node, [gast.Constant(k, None) for k in trips])
-        self.opaque_loop(node)
-
-    def touches(self, node):
-        """Whether a loop body reads or grows a container, or makes one."""
-        return any(isinstance(n, gast.Name) and n.id in self.held or
-                   isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in nodes.walk(s))
-
-    def unrolled(self, node, items):
-        if values.exits_early(node):
-            self.report(node, "a loop over a container with `break`, `continue` or `else`",
-                        why="s2sad unrolls it: one copy of the body per element",
-                        fix="use an `if` around the rest of the body instead")
-            return
-        if len(items) > MAX_UNROLLED:
-            self.report(node, f"a loop of {len(items)} trips over a container",
-                        why=f"s2sad unrolls loops over containers, up to {MAX_UNROLLED} trips",
-                        fix="use an array instead of a list")
-            return
-        outer = self.out
-        self.deeper(1)  # (a callee put in place cannot `return` from inside)
-        for trip, value in enumerate(items):
-            self.out, start = outer, len(outer)
-            self.bind_target(node.target, value, node)
-            body = nodes.clone(node.body)
-            for statement in body:
-                outer += self.statement(statement)
-            if trip < len(items) - 1:  # (the last binding outlives the loop, as in Python)
-                values.drop_unread_binding(outer, start, node.target)
-        self.deeper(-1)
-        self.out = outer
-
-    def bind_target(self, target, value, like):
-        if isinstance(value, values.Container):
-            if isinstance(target, gast.Name):
-                self.forget(target.id)
-                self.held[target.id] = value
-            else:
-                self.unpack(target, value, like)
-            return
-        if isinstance(target, gast.Name):
-            self.forget(target.id)
-            if isinstance(value, gast.Constant) and (type(value.value) in (int, str) or
-                                                     values.is_static_value(value.value)):
-                self.known[target.id] = value.value  # an index, or a dict's key
-            self.follow_name(target.id, value)
-        self.emit(gast.Assign([nodes.clone(target)], nodes.clone(value), None), like)
 
     def opaque_loop(self, node):
         """A loop kept as a loop: containers may be read in it, not changed."""
@@ -428,8 +376,10 @@ class _Scalarize:
         self.frames.append(buffers.Frame(node, self.held))
         buffers.begin(self, self.frames[-1])
         self.deeper(1)
+        self.unrolling.append({"depth": 0, "stop": None, "opaque": True})  # (its own exits)
         node.body = self.block(node.body)
         node.orelse = self.block(node.orelse)
+        self.unrolling.pop()
         self.deeper(-1)
         frame = self.frames.pop()
         changed = [name for name, made in before.items() if name not in self.buffers and
@@ -463,18 +413,21 @@ class _Scalarize:
 
     def snapshot(self):
         return ({n: values.copy(c) for n, c in self.held.items()}, dict(self.known),
-                dict(self.ranks), set(self.maybe_none))
+                dict(self.ranks), set(self.maybe_none), dict(self.values))
 
     def restore(self, state):
         self.held = {n: values.copy(c) for n, c in state[0].items()}
         self.known = dict(state[1])
         self.ranks, self.maybe_none = dict(state[2]), set(state[3])
+        self.values = dict(state[4])
 
     def deeper(self, step):
         """Into (1) or out of (-1) a block run only sometimes, or many times: a callee put in
         place (container_calls.py) cannot end there."""
         if self.opened:
             self.opened[-1]["depth"] += step
+        if self.unrolling:
+            self.unrolling[-1]["depth"] += step
 
     def merge(self, node, first, second):
         """After an `if`: a container both branches hold in the same shape, its differing

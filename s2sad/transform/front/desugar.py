@@ -56,7 +56,7 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
-from . import function_sequences, try_statements
+from . import function_sequences, messages, try_statements
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -146,6 +146,7 @@ class _Desugar:
                 continue  # `v.setflags(write=False)`: no value changes (see _sets_flags)
             if isinstance(statement, gast.Assert):
                 statement = _as_if(statement)
+            messages.spelled_out(statement)  # `raise E(f"...")`: with str and + (Numba)
             if isinstance(statement, gast.AnnAssign) and statement.value is not None:
                 statement = gast.copy_location(gast.Assign([statement.target],
                                                            statement.value, None), statement)
