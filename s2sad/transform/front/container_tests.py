@@ -24,7 +24,7 @@ when the function runs is False: s2sad holds None only as a constant known now, 
 that may be None is a parameter the arguments' kinds do not show to be an array or a number,
 or one the function assigns None somewhere (`may_be_none`); its test stays undecided.
 `isinstance(v, list)` (or dict) is False for a value known to be an array or a number
-(`_is_array`). The rest of the function then sees the taken branch's statements only.
+(`is_array`). The rest of the function then sees the taken branch's statements only.
 """
 import operator
 
@@ -207,7 +207,7 @@ def _call(owner, node):
             return UNKNOWN
         if isinstance(made, values.Container):
             return made.kind == _TYPES[kinds[0]]
-        if isinstance(made, _Array) or made is _RUNTIME and _is_array(owner, node.args[0]):
+        if isinstance(made, _Array) or made is _RUNTIME and is_array(owner, node.args[0]):
             return False  # (s2sad holds every list and dict it follows as a container)
         return UNKNOWN
     if isinstance(node.func, gast.Attribute) and node.func.attr in ("startswith", "endswith"):
@@ -225,7 +225,7 @@ SEQUENCE_RESULTS = {"split", "array_split", "hsplit", "vsplit", "dsplit", "meshg
                     "tolist", "atleast_1d", "atleast_2d", "atleast_3d", "where", "indices"}
 
 
-def _is_array(owner, node):
+def is_array(owner, node):
     """Whether `node` names a value known to be a number or an array: an array parameter,
     or a name whose value (`owner.values`, the last one assigned) is arithmetic, an element
     or a slice of such a value, or a NumPy function's result (not one of SEQUENCE_RESULTS)."""
@@ -235,7 +235,7 @@ def _is_array(owner, node):
     if node.id in owner.ranks or isinstance(value, (gast.BinOp, gast.UnaryOp)):
         return True
     if isinstance(value, gast.Subscript):
-        return _is_array(owner, value.value)
+        return is_array(owner, value.value)
     chain = nodes.dotted_parts(value.func) if isinstance(value, gast.Call) else None
     return bool(chain) and chain[0] == "numpy" and chain[-1] not in SEQUENCE_RESULTS and \
         not facts.USER.of(value)

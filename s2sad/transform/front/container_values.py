@@ -207,6 +207,10 @@ class Reads(nodes.Transformer):
         array = owner.grown_array(dotted, node)
         if array is not None:
             return gast.copy_location(array, node)
+        if dotted == "numpy.array" and len(node.args) == 1 and not node.keywords and \
+                owner.holds_an_array(node.args[0]):  # np.array(v) of an array: a copy, as
+            node.func = nodes.dotted("numpy.copy", node.func)  # np.copy (which Numba
+            facts.REF.put(node, numpy.copy)                    # compiles for an array)
         if dotted in ("tuple", "list") and len(node.args) == 1 and not node.keywords:
             made = owner.container(node, self.like)  # tuple([d[k] for k in names])
             if made is not None:

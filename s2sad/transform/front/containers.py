@@ -475,6 +475,10 @@ class _Scalarize:
             return None
         return arguments.pass_leaves(self, call, like)
 
+    def holds_an_array(self, node):
+        """Whether `node` names a value known to be an array or a number (container_tests)."""
+        return tests.is_array(self, node)
+
     def specialised_name(self, name, copy):
         """The name calls of `copy` (a specialised function) use: one per copy."""
         for emitted, known in self.specialised.items():
