@@ -92,7 +92,8 @@ def f(x):
     except ValueError:
         y = x
     return y
-""", fragments=("not supported yet: `try` statements",), at=(3, 5)),
+""", fragments=("a `try` whose body may raise an exception that a handler catches",),
+         at=(3, 5)),
     Case("with_other_context_manager", """
 def f(x):
     with open("data.txt") as handle:
@@ -135,8 +136,9 @@ def f(x):
 def g(x, scale=1.0):
     return x * scale
 def f(x, options):
-    return g(x, **options)
-""", call="s2sad.grad(f, jit=False)(1.5, {})", fragments=("`**kwargs` in calls",),
+    return g(x, **x)
+""", call="s2sad.grad(f, jit=False)(1.5, {})",
+         fragments=("`**` in a call needs a dict known when the function is transformed",),
          at=(5, 19)),
     Case("starred_assignment", """
 def f(x):
@@ -184,7 +186,8 @@ def f(x):
                 "assign its result to a variable"), at=(3, 5)),
     Case("annotated_assignment", """
 def f(x: float) -> float:
-    y: float = x * 2.0
+    y: float
+    y = x * 2.0
     return y
 """, fragments=("annotated assignments",), at=(3, 5)),
     Case("bit_operators", """

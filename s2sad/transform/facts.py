@@ -75,7 +75,8 @@ REF = Fact(
            "front/container_values", "front/library_calls", "generate/scalar_loops",
            "generate/replay"),
     ("front/recursion", "front/container_values", "front/normalize", "front/idioms",
-     "front/constants", "front/inline", "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
+     "front/constants", "front/inline", "front/container_arguments", "front/containers",
+     "front/container_calls", "front/container_elements", "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
      "generate/blocks", "generate/checkpoint", "generate/forward", "generate/recompute",
      "generate/saves", "generate/scalar_loops", "generate/replay", "template", "pipeline"))
@@ -83,7 +84,9 @@ USER = Fact(
     "user", "the name or call is a function of the user's (generated recursively, or inlined)",
     (bool,), ("front/resolve", "front/normalize"),
     ("front/normalize", "front/constants", "front/container_values", "front/resolve",
-     "front/inline", "analysis/aliases", "analysis/kinds", "generate/blocks", "generate/forward",
+     "front/inline", "front/containers", "front/container_calls", "front/container_elements",
+     "front/container_tests",
+     "analysis/aliases", "analysis/kinds", "generate/blocks", "generate/forward",
      "generate/saves", "generate/scalar_loops", "generate/replay", "pipeline"), default=False)
 CANONICAL = Fact(
     "canonical", "a name desugar spelt the emitter's way already (`numpy.inf`): resolve leaves"
@@ -98,7 +101,7 @@ FIELD = Fact(
     "field", "an attribute or subscript reading a field of a dict, NamedTuple or dataclass"
     " (containers read it; False once reported)", (bool,),
     ("front/resolve", "front/resolve_values", "front/container_values"),
-    ("front/container_arguments",), default=False)
+    ("front/container_arguments", "front/container_values"), default=False)
 PATH = Fact(
     "path", "a parameter made from a container's leaf: its path for messages (`params['W1']`)",
     (str,), ("front/container_arguments",), ("analysis/clogs",))

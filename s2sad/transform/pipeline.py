@@ -259,15 +259,17 @@ def _prepare(func, kinds=NO_KINDS, procedure=False):
                                                for f in callees.values()})
     callees = {name: copies.get(f, f) for name, f in callees.items()}
     own = [a.id for a in resolve.parameters(source.tree.args)]
-    leaves, specialised = containers.scalarize(source, structures, constants.containers(func))
+    leaves, specialised = containers.scalarize(source, structures, constants.containers(func),
+                                               kinds)
     static_tests.fold(source.tree)
     problems = exits.mixed_returns(source)
     if problems:
         raise UnsupportedError(problems)
-    if specialised:  # calls passing containers now call copies specialised on them
-        called = {facts.REF.of(n) for n in nodes.walk(source.tree)
-                  if isinstance(n, gast.Call) and facts.USER.of(n)}
-        callees = {name: f for name, f in {**callees, **specialised}.items() if f in called}
+    # calls passing containers now call copies specialised on them; callees put in place
+    # (container_calls.py) are called no more, and theirs are called instead
+    called = {facts.REF.of(n) for n in nodes.walk(source.tree)
+              if isinstance(n, gast.Call) and facts.USER.of(n)}
+    callees = {name: f for name, f in {**callees, **specialised}.items() if f in called}
     return source, callees, resolution.externals, {leaf: p for p in own
                                                     for leaf in leaves.get(p, [p])}
 

@@ -14,7 +14,8 @@ parameters of its caller too, which passes them on:
         return np.sum(g(x))                          return np.sum(g(x, W0))
 
 Numbers and bools stay inlined (resolve.py): they are compile-time constants, and rebinding
-one transforms again. A module-level object's field that a method of its class assigns
+one transforms again; so do an object's int fields (`self.n_var`, `self.n_constr`: sizes and
+counts, which tests and loops read as constants). A module-level object's field that a method of its class assigns
 (`self.n_fe += 1`) is read as a cell instead (container_cells.Cell): a new 1-element array per
 call, which the caller sets the field from after the run.
 """
@@ -87,12 +88,13 @@ def _collect(func, found, seen, specs):
 
 def _add_container(found, specs, name, reader, value, holder, func):
     """A module tuple, list or dict: one input per leaf (`T_0`, `D_w`), read through it."""
-    def walk(item, base, read, seen, cell=False):
+    def walk(item, base, read, seen, cell=False, field=False):
         fields, typename = (), None
         if cell:  # a field a method assigns: a new cell per call, set on the object after it
             _add(found, base, read, (holder, name, base), func)
             return container_cells.CELL, base
-        if container_values.is_static_value(item) or is_function_value(item):
+        if container_values.is_static_value(item) or is_function_value(item) or \
+                field and type(item) is int:  # (an object's count: n_var, n_constr)
             return "static", item  # a str, None, bool or function: constant (part of the key)
         if id(item) in seen:
             return "static", None  # (an object holding itself: the loop is not followed)
@@ -115,7 +117,7 @@ def _add_container(found, specs, name, reader, value, holder, func):
             readers = [_item_reader(read, key) for key in keys]
             cells = [False] * len(keys)
         parts = tuple(walk(child, f"{base}_{container_values.identifier(key)}", reader,
-                           seen | {id(item)}, cell)
+                           seen | {id(item)}, cell, kind == "record")
                       for key, child, reader, cell in zip(keys, items, readers, cells))
         return kind, tuple(keys), parts, fields, typename or kind
     specs[name] = walk(value, name, reader, frozenset())

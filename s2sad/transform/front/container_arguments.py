@@ -131,8 +131,9 @@ def specialised(func, structures):
             if parameter.name not in specs:
                 parameters.append(parameter)
                 continue
-            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD \
-                if parameter.kind is inspect.Parameter.VAR_POSITIONAL else parameter.kind
+            kind = {inspect.Parameter.VAR_POSITIONAL: inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                    inspect.Parameter.VAR_KEYWORD: inspect.Parameter.KEYWORD_ONLY}.get(
+                        parameter.kind, parameter.kind)  # (`**options`: its leaves by name)
             parameters += [inspect.Parameter(leaf, kind)  # (`*inputs`: one leaf each)
                            for leaf in values.leaf_names(specs[parameter.name])]
         copy = _copies[key] = copy_function(func, _defaults_at_the_end(parameters),
@@ -191,23 +192,35 @@ def leaves_of(made, base, taken):
     names are `taken` (leaf names avoid them, and are added)."""
     atoms = []
 
-    def walk(item, name, cell=None):
+    def walk(item, name, cell=None, field=False):
         if cell is not None:  # the cell itself: the callee writes the same one
             atoms.append(nodes.name(cell))
             return cells.CELL, fresh(name, taken)
-        if isinstance(item, gast.Constant) and values.is_static_value(item.value):
-            return "static", item.value  # a str, None or bool: a constant of the callee
+        if isinstance(item, gast.Constant) and (values.is_static_value(item.value) or
+                                                field and type(item.value) is int):
+            return "static", item.value  # a str, None or bool (or an object's int field):
+            # a constant of the callee
         if not isinstance(item, values.Container):
             leaf = fresh(name, taken)
             atoms.append(item)
             return leaf
         labels = item.fields or item.keys
         parts = tuple(walk(child, f"{name}_{values.identifier(label) or '_'}",
-                           item.cells.get(key))
+                           item.cells.get(key), item.kind == "record")
                       for key, label, child in zip(item.keys, labels, item.items))
         return item.kind, tuple(item.keys), parts, item.fields, item.typename
 
     return walk(made, base), atoms
+
+
+def _keyword_parameters(func):
+    """The parameters a container may be passed to by keyword: keyword-only ones, and the
+    `**kwargs` one (resolve.pack_star_arguments packs the keywords into one dict)."""
+    try:
+        return {p.name for p in inspect.signature(func).parameters.values()
+                if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)}
+    except (TypeError, ValueError):
+        return set()
 
 
 def fresh(base, taken):
@@ -244,8 +257,9 @@ def pass_leaves(owner, call, like):
     except (TypeError, ValueError):
         names = []
     made = [owner.container(a, like) for a in call.args]
-    if call.keywords and any(owner.container(k.value, like) for k in call.keywords) or \
-            len(call.args) > len(names):
+    by_keyword = {k.arg: owner.container(k.value, like) for k in call.keywords}
+    if any(by_keyword[k.arg] is not None and k.arg not in _keyword_parameters(func)
+           for k in call.keywords) or len(call.args) > len(names):
         owner.report(call, "a container is passed by keyword, or to more parameters than "
                      f"'{func.__name__}' has", why="s2sad passes a container to a function of "
                      "yours as its leaves, one positional argument each",
@@ -265,11 +279,22 @@ def pass_leaves(owner, call, like):
         args += [nodes.clone(a) for a in atoms]
     structures += [(k.arg, ("static", k.value.value)) for k in call.keywords
                    if k.arg in names and is_static_literal(k.value)]
+    keywords = []
+    for keyword in call.keywords:  # a container by keyword (`**kwargs`): its leaves by name
+        if is_static_literal(keyword.value):
+            continue
+        container = by_keyword[keyword.arg]
+        if container is None:
+            keywords.append(gast.keyword(keyword.arg, owner.expression(keyword.value, like)))
+            continue
+        spec, atoms = leaves_of(container, keyword.arg, taken)
+        structures.append((keyword.arg, spec))
+        keywords += [gast.keyword(leaf, nodes.clone(atom))
+                     for leaf, atom in zip(values.leaf_names(spec), atoms)]
     copy = specialised(func, tuple(structures))
     emitted = owner.specialised_name(call.func, copy)
     call.func = gast.copy_location(gast.Name(emitted, gast.Load(), None, None), call.func)
     call.args = args
-    call.keywords = [gast.keyword(k.arg, owner.expression(k.value, like))
-                     for k in call.keywords if not is_static_literal(k.value)]
+    call.keywords = keywords
     facts.REF.put(call, copy)
     return call

@@ -29,6 +29,8 @@ def is_record(value):
     if library_calls.distribution_of(value) is not None:
         return False    # a scipy.stats distribution: its methods are bound (library_calls.py)
     kind = type(value)
+    if getattr(kind, "__getattr__", None) is not None:
+        return False  # attributes made on demand (a module stand-in: pymoo's `anp`), no fields
     return hasattr(value, "__dict__") and not isinstance(value, type) and \
         kind.__module__ not in ("builtins", "numpy", "types", "functools") and \
         not callable(getattr(value, "__wrapped__", None)) and \
@@ -175,13 +177,27 @@ class Reads(nodes.Transformer):
 
     def visit_Call(self, node):
         owner = self.owner
+        if facts.FIELD.of(node) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr not in VIEWS:  # `self.callback(x)` left by a test not decided
+            got = self.got(node)  # (reported after containers.py), or `d.get(k, default)`
+            if got is not None:
+                return got
+            node.args = [self.visit(a) for a in node.args]
+            return node
         grown = owner.growing_read(node)
         if grown is not None:
             return gast.copy_location(grown, node)
-        if any(isinstance(a, gast.Starred) for a in node.args):
+        if any(isinstance(a, gast.Starred) for a in node.args) or \
+                any(k.arg is None for k in node.keywords):
             node.args = self.spread(node.args, keep=facts.DRAW.of(node))
+            node.keywords = self.spread_keywords(node.keywords)
             if facts.USER.of(node):
                 owner.pack_star_arguments(node)
+        if facts.USER.of(node):
+            opened = owner.open_user_call(node, self.like)  # (container_calls.py)
+            if opened is not None:
+                return owner.as_value(opened, node) if isinstance(opened, Container) else \
+                    nodes.clone(opened)
         if facts.USER.of(node):
             passed = owner.user_call(node, self.like)
             if passed is not None:
@@ -191,6 +207,14 @@ class Reads(nodes.Transformer):
         array = owner.grown_array(dotted, node)
         if array is not None:
             return gast.copy_location(array, node)
+        if dotted == "numpy.array" and len(node.args) == 1 and not node.keywords and \
+                owner.holds_an_array(node.args[0]):  # np.array(v) of an array: a copy, as
+            node.func = nodes.dotted("numpy.copy", node.func)  # np.copy (which Numba
+            facts.REF.put(node, numpy.copy)                    # compiles for an array)
+        if dotted in ("tuple", "list") and len(node.args) == 1 and not node.keywords:
+            made = owner.container(node, self.like)  # tuple([d[k] for k in names])
+            if made is not None:
+                return owner.as_value(made, node)
         if dotted == "len" and len(node.args) == 1:
             made = owner.container(node.args[0], self.like)
             if made is not None:
@@ -229,6 +253,39 @@ class Reads(nodes.Transformer):
                         nodes.clone(i) for i in made.items]
             else:
                 out.append(argument)
+        return out
+
+    def got(self, node):
+        """`d.get(key)` / `d.get(key, default)` of a dict held now, with a key known now."""
+        made = self.owner.container(node.func.value, self.like) \
+            if node.func.attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords \
+            else None
+        key = self.owner.key(node.args[0], self.like) if made is not None else None
+        if made is None or made.kind != "dict" or key is None:
+            return None
+        found = made.item(key)
+        if found is None:
+            found = node.args[1] if len(node.args) == 2 else gast.Constant(None, None)
+            return self.visit(found)
+        return self.owner.as_value(found, node) if isinstance(found, Container) else \
+            nodes.clone(found)
+
+    def spread_keywords(self, keywords):
+        """`f(x, **options)`: the keywords with a dict known now spread into its items."""
+        out = []
+        for keyword in keywords:
+            made = self.owner.container(keyword.value, self.like) if keyword.arg is None \
+                else None
+            if keyword.arg is None and (made is None or made.kind != "dict"):
+                self.owner.report(keyword.value, "`**` in a call needs a dict known when the "
+                                  "function is transformed", why="s2sad passes arguments whose "
+                                  "names it knows", fix="pass each keyword argument by name")
+            elif keyword.arg is None:
+                out += [gast.keyword(key, self.owner.as_value(item, keyword.value)
+                                     if isinstance(item, Container) else nodes.clone(item))
+                        for key, item in zip(made.keys, made.items)]
+            else:
+                out.append(keyword)
         return out
 
     def reduced(self, dotted, made, node):

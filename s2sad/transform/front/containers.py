@@ -24,33 +24,42 @@ from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts
 from . import container_arguments as arguments
+from . import container_calls as calls
 from . import container_cells as cells
+from . import container_elements as elements
+from . import container_loops as loops
+from . import container_tests as tests
 from . import container_buffers as buffers
 from . import container_values as values
 from .. import nodes
 from . import resolve
 
-MAX_UNROLLED = 256
+MAX_UNROLLED = loops.MAX_UNROLLED
 
-def scalarize(source, structures=(), held=()):
+def scalarize(source, structures=(), held=(), kinds=()):
     """Rewrite `source.tree` in place. `structures`: (parameter, spec) of the parameters given
     containers (container_arguments.py); each becomes one parameter per leaf, named in its
     spec; `held`: (name, spec) of module containers, whose leaves are parameters already
     (constants.py). Returns {parameter: its leaves' names} and {emitted name: function} of the
     functions of yours specialised on the containers a call passes them."""
     run = _Scalarize(source)
+    run.ranks = dict(kinds[2]) if len(kinds) > 2 else {}  # (array parameter, ndim) pairs
     run.held, statics = arguments.expand(source.tree.args, structures)
     source.tree.body[:0] = [gast.copy_location(nodes.assign(name, gast.Constant(value, None)),
                                                source.tree) for name, value in statics]
     run.held.update({name: values.of_spec(spec) for name, spec in held})  # module containers
     run.taken.update(n for _, spec in structures for n in values.leaf_names(spec))
     values.mark_cells(source.tree, tuple(structures) + tuple(held))
+    run.maybe_none = tests.may_be_none(source.tree, set(run.ranks) | set(
+        kinds[0] if kinds else ()))
     run.run()
     if run.held or run.buffers:
         values.drop_dead_constants(source.tree)
     arguments.check_no_fields_left(source)
+    called = {facts.REF.of(n) for n in nodes.walk(source.tree) if isinstance(n, gast.Call)}
     return {name: values.leaf_names(spec) for name, spec in structures}, \
-        arguments.plain_names(source.tree, run.specialised)
+        {**arguments.plain_names(source.tree, run.specialised),
+         **{name: f for name, f in run.introduced.items() if f in called}}
 
 
 class _Scalarize:
@@ -63,11 +72,24 @@ class _Scalarize:
         self.specialised = {}  # emitted name -> a callee specialised on containers passed
         self.frames = []       # the opaque loops being rewritten, innermost last
         self.buffers = set()   # lists that became arrays (container_buffers.py)
+        self.maybe_none = set()  # names that may be None when it runs (container_tests.py)
+        self.values = {}       # name -> the expression last assigned to it (container_tests)
+        self.ranks = {}        # name -> ndim of an array parameter (container_tests.py)
+        self.opened = []       # the callees being put in place, innermost last (container_calls)
+        self.unrolling = []    # the trips of unrolled loops (or opaque loops), innermost last
+        self.tentative = 0     # unrolling a loop that stays a loop if an exit is undecided
+        self.opened_calls = {}  # id(call) -> (call, its value), once put in place
+        self.parsed = {}       # function -> its desugared tree (container_calls.py)
+        self.introduced = {}   # emitted name -> function: calls made by callees put in place
 
     def run(self):
         tree = self.source.tree
         if not self.held and not any(values.interesting(n) or values.tuple_result(n) or
-                                     values.assigns_field(n) for n in nodes.walk(tree)):
+                                     values.assigns_field(n) or
+                                     isinstance(n, gast.keyword) and n.arg is None or
+                                     isinstance(n, gast.Call) and
+                                     facts.USER.of(n) and calls.opens(self, n)
+                                     for n in nodes.walk(tree)):
             return  # no container: the tree stays as it is
         tree.body = self.block(tree.body)
         if self.problems:  # (an unrolled loop's body reports once per trip: once is enough)
@@ -86,16 +108,25 @@ class _Scalarize:
         out = []
         for statement in statements:
             out += self.statement(statement)
+            if out and isinstance(out[-1], (gast.Return, gast.Raise)) or \
+                    self.opened and self.opened[-1]["returned"] or \
+                    self.unrolling and self.unrolling[-1]["stop"]:
+                break  # (what follows is never reached: a branch kept in place of its `if`)
         return out
 
     def statement(self, node):
+        if isinstance(node, gast.Return) and self.opened:  # a callee put in place ends
+            return calls.returned(self, node)
+        if isinstance(node, (gast.Break, gast.Continue)) and self.unrolling and \
+                not self.unrolling[-1]["opaque"]:
+            return loops.exit_in_trip(self, node)
         self.out = []
         if isinstance(node, gast.Assign):
             self.assign(node)
         elif isinstance(node, gast.Expr) and values.is_append(node):
             self.append(node)
         elif isinstance(node, gast.For):
-            self.loop(node)
+            loops.loop(self, node)
         elif isinstance(node, gast.If):
             self.branches(node)
         elif isinstance(node, gast.While):
@@ -116,7 +147,8 @@ class _Scalarize:
                 inner = getattr(node, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                     setattr(node, field, self.block(inner))
-            self.out.append(node)
+            if not (isinstance(node, gast.Expr) and isinstance(node.value, gast.Name)):
+                self.out.append(node)  # (`fill(x, out)`, put in place: its value unread)
         return self.out
 
     def emit(self, statement, like):
@@ -131,8 +163,11 @@ class _Scalarize:
         if isinstance(value, gast.Constant) or (isinstance(value, gast.UnaryOp) and
                                                 isinstance(value.operand, gast.Constant)):
             return value
+        if isinstance(value, gast.Name) and value.id in self.known:  # a constant now
+            return gast.copy_location(gast.Constant(self.known[value.id], None), value)
         name = self.fresh(base)
         self.emit(nodes.assign(name, value), like)
+        self.follow_name(name, value)  # (container_tests.py)
         return nodes.name(name)
 
     def assign(self, node):
@@ -144,7 +179,9 @@ class _Scalarize:
                                            node)
         plain = all(isinstance(t, (gast.Tuple, gast.List)) and
                     all(isinstance(e, gast.Name) for e in t.elts) for t in targets) and \
-            (isinstance(value, gast.Call) and nodes.dotted_parts(value.func) != ["zip"] or
+            (isinstance(value, gast.Call) and nodes.dotted_parts(value.func) != ["zip"] and
+             not (facts.USER.of(value) and isinstance(self.open_user_call(value, node),
+                                                      values.Container)) or
              isinstance(value, gast.Tuple) and not any(values.makes(e) for e in value.elts))
         made = None if plain else self.container(value, node)
         if made is None:
@@ -169,6 +206,11 @@ class _Scalarize:
                     self.held[target.id] = self.named(made, target.id, node)
                 elif self.key(node.value, node) is not None:
                     self.known[target.id] = self.key(node.value, node)  # k = 'W', i = 2
+                elif isinstance(node.value, gast.Constant) and \
+                        values.is_static_value(node.value.value):
+                    self.known[target.id] = node.value.value  # flag = None (container_tests)
+                else:
+                    self.follow_name(target.id, node.value)
             elif isinstance(target, (gast.Tuple, gast.List)) and made is not None:
                 if getattr(made, "fresh", False):
                     made = self.named(made, "_item", node)
@@ -223,8 +265,10 @@ class _Scalarize:
                 if isinstance(item, values.Container):
                     self.held[part_target.id] = item
                     continue
-                if isinstance(item, gast.Constant) and type(item.value) in (int, str):
+                if isinstance(item, gast.Constant) and (type(item.value) in (int, str) or
+                                                        values.is_static_value(item.value)):
                     self.known[part_target.id] = item.value  # a dict's key, from .items()
+                self.follow_name(part_target.id, item)
                 self.emit(gast.Assign([part_target], nodes.clone(item), None), like)
             elif isinstance(part_target, (gast.Tuple, gast.List)) and \
                     isinstance(item, values.Container):
@@ -280,72 +324,45 @@ class _Scalarize:
         made.keys.append(len(made.items))
         made.items.append(value)
 
+    def follow_name(self, name, value):
+        """`name = other`: what is known of `other` (container_tests.py) is known of `name`."""
+        self.values[name] = value
+        if isinstance(value, gast.Name):
+            self.values[name] = self.values.get(value.id, value)
+            if value.id in self.known:
+                self.known[name] = self.known[value.id]
+            if value.id in self.ranks:
+                self.ranks[name] = self.ranks[value.id]
+            if value.id in self.maybe_none:
+                self.maybe_none.add(name)
+
     def forget(self, name):
         self.held.pop(name, None)
         self.known.pop(name, None)
+        self.ranks.pop(name, None)
+        self.values.pop(name, None)
+
+    # ---- calls of callees put in place (container_calls.py) ------------------------------
+
+    def open_user_call(self, call, like):
+        """The value of a user call put in place (a Container or an expression), or None."""
+        if id(call) in self.opened_calls and self.opened_calls[id(call)][0] is call:
+            return self.opened_calls[id(call)][1]
+        if any(isinstance(a, gast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            reads = values.Reads(self, like, False)
+            call.args = reads.spread(call.args)
+            call.keywords = reads.spread_keywords(call.keywords)
+            self.pack_star_arguments(call)
+        if not calls.opens(self, call):
+            return None
+        value = calls.open_call(self, call, like)
+        if value is not None:  # (the call kept with it: an id is unique while it lives)
+            self.opened_calls[id(call)] = (call, value)
+        return value
+
 
     # ---- control flow ---------------------------------------------------------------------
-
-    def loop(self, node):
-        iterable = node.iter
-        held = self.container(iterable, node) if self.is_view(iterable) or \
-            nodes.root_name(iterable) is not None else None
-        if held is None:
-            node.iter = iterable = self.expression(iterable, node)
-        if held is not None:
-            if held.kind == "record":
-                self.report(node, "a loop over a dataclass instance",
-                            why="a dataclass is not iterable", fix="loop over its fields' "
-                            "values: for w in (p.a, p.b)")
-                return
-            items = list(held.items) if held.kind != "dict" else \
-                [gast.Constant(k, None) for k in held.keys]
-            return self.unrolled(node, items)
-        trips = self.static_range(iterable)
-        if trips is not None and self.touches(node) and not values.exits_early(node):
-            return self.unrolled(node, [gast.Constant(k, None) for k in trips])
-        self.opaque_loop(node)
-
-    def touches(self, node):
-        """Whether a loop body reads or grows a container, or makes one."""
-        return any(isinstance(n, gast.Name) and n.id in self.held or
-                   isinstance(n, (gast.List, gast.Dict)) for s in node.body for n in nodes.walk(s))
-
-    def unrolled(self, node, items):
-        if values.exits_early(node):
-            self.report(node, "a loop over a container with `break`, `continue` or `else`",
-                        why="s2sad unrolls it: one copy of the body per element",
-                        fix="use an `if` around the rest of the body instead")
-            return
-        if len(items) > MAX_UNROLLED:
-            self.report(node, f"a loop of {len(items)} trips over a container",
-                        why=f"s2sad unrolls loops over containers, up to {MAX_UNROLLED} trips",
-                        fix="use an array instead of a list")
-            return
-        outer = self.out
-        for trip, value in enumerate(items):
-            self.out, start = outer, len(outer)
-            self.bind_target(node.target, value, node)
-            body = nodes.clone(node.body)
-            for statement in body:
-                outer += self.statement(statement)
-            if trip < len(items) - 1:  # (the last binding outlives the loop, as in Python)
-                values.drop_unread_binding(outer, start, node.target)
-        self.out = outer
-
-    def bind_target(self, target, value, like):
-        if isinstance(value, values.Container):
-            if isinstance(target, gast.Name):
-                self.forget(target.id)
-                self.held[target.id] = value
-            else:
-                self.unpack(target, value, like)
-            return
-        if isinstance(target, gast.Name):
-            self.forget(target.id)
-            if isinstance(value, gast.Constant) and type(value.value) in (int, str):
-                self.known[target.id] = value.value  # an index, or a dict's key
-        self.emit(gast.Assign([nodes.clone(target)], nodes.clone(value), None), like)
 
     def opaque_loop(self, node):
         """A loop kept as a loop: containers may be read in it, not changed."""
@@ -354,11 +371,16 @@ class _Scalarize:
                 n.id for s in node.body for n in nodes.walk(s)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}:
             self.known.pop(name, None)
+            self.ranks.pop(name, None)
         before = {name: values.copy(made) for name, made in self.held.items()}
         self.frames.append(buffers.Frame(node, self.held))
         buffers.begin(self, self.frames[-1])
+        self.deeper(1)
+        self.unrolling.append({"depth": 0, "stop": None, "opaque": True})  # (its own exits)
         node.body = self.block(node.body)
         node.orelse = self.block(node.orelse)
+        self.unrolling.pop()
+        self.deeper(-1)
         frame = self.frames.pop()
         changed = [name for name, made in before.items() if name not in self.buffers and
                    not values.same_container(self.held.get(name), made)]
@@ -370,23 +392,42 @@ class _Scalarize:
         self.out = outer + frame.before + [node]
 
     def branches(self, node):
+        taken = tests.decide(self, node.test)
+        if taken is not tests.UNKNOWN:  # known now: only the branch it takes
+            outer = self.out
+            inner = self.block(node.body if taken else node.orelse)
+            self.out = outer + inner
+            return
         node.test = self.expression(node.test, node)
         start = self.snapshot()
         outer = self.out
+        self.deeper(1)
         node.body = self.block(node.body)
         after_body = self.snapshot()
         self.restore(start)
         node.orelse = self.block(node.orelse)
+        self.deeper(-1)
         after_else = self.snapshot()
         self.merge(node, after_body, after_else)
         self.out = outer + [node]
 
     def snapshot(self):
-        return ({n: values.copy(c) for n, c in self.held.items()}, dict(self.known))
+        return ({n: values.copy(c) for n, c in self.held.items()}, dict(self.known),
+                dict(self.ranks), set(self.maybe_none), dict(self.values))
 
     def restore(self, state):
         self.held = {n: values.copy(c) for n, c in state[0].items()}
         self.known = dict(state[1])
+        self.ranks, self.maybe_none = dict(state[2]), set(state[3])
+        self.values = dict(state[4])
+
+    def deeper(self, step):
+        """Into (1) or out of (-1) a block run only sometimes, or many times: a callee put in
+        place (container_calls.py) cannot end there."""
+        if self.opened:
+            self.opened[-1]["depth"] += step
+        if self.unrolling:
+            self.unrolling[-1]["depth"] += step
 
     def merge(self, node, first, second):
         """After an `if`: a container both branches hold in the same shape, its differing
@@ -402,96 +443,18 @@ class _Scalarize:
                 self.held[name] = merged
 
     def static_range(self, iterable):
-        """The values of `range(...)` with arguments known now, else None."""
-        if not (isinstance(iterable, gast.Call) and nodes.dotted_parts(iterable.func) ==
-                ["range"] and not iterable.keywords and 1 <= len(iterable.args) <= 3):
-            return None
-        args = [self.integer(a) for a in iterable.args]
-        return list(range(*args)) if None not in args else None
+        return elements.static_range(self, iterable)
 
     def integer(self, node):
-        """The int an expression of constants and unrolled loop variables has, else None."""
-        if isinstance(node, gast.Constant) and type(node.value) is int:
-            return node.value
-        if isinstance(node, gast.Name):
-            value = self.known.get(node.id)
-            return value if type(value) is int else None
-        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-            value = self.integer(node.operand)
-            return -value if value is not None else None
-        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub,
-                                                                 gast.Mult, gast.FloorDiv)):
-            a, b = self.integer(node.left), self.integer(node.right)
-            if a is None or b is None or (isinstance(node.op, gast.FloorDiv) and b == 0):
-                return None
-            return {gast.Add: a + b, gast.Sub: a - b, gast.Mult: a * b}.get(
-                type(node.op), a // b if b else None)
-        if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["len"] and \
-                len(node.args) == 1 and isinstance(node.args[0], gast.Name) and \
-                node.args[0].id in self.held:
-            return len(self.held[node.args[0].id].items)
-        return None
+        return elements.integer(self, node)
 
     def key(self, node, like):
-        """A constant subscript (int or str) known now, else None."""
-        if isinstance(node, gast.Constant) and isinstance(node.value, str):
-            return node.value
-        if isinstance(node, gast.Name) and type(self.known.get(node.id)) is str:
-            return self.known[node.id]
-        return self.integer(node)
+        return elements.key(self, node, like)
 
     # ---- expressions ----------------------------------------------------------------------
 
     def container(self, value, like):
-        """The Container `value` makes or names (a display, dict(...), a held name, a call
-        known to return a tuple), else None."""
-        if isinstance(value, gast.Name):
-            return self.held.get(value.id)
-        if isinstance(value, (gast.Tuple, gast.List)) and not isinstance(value.ctx, gast.Store):
-            items = [self.container(e, like) or self.expression(e, like) for e in value.elts]
-            return values.new("tuple" if isinstance(value, gast.Tuple) else "list",
-                        range(len(items)), items)
-        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["zip"]:
-            return values.zipped(self, value, like)
-        if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
-            return values.joined(self, value, like)
-        if isinstance(value, gast.Dict):
-            keys = [self.key(k, like) if k is not None else None for k in value.keys]
-            if any(not isinstance(k, str) for k in keys):
-                self.report(value, "dict keys must be strings written in the code",
-                            fix="use string keys: {'w': w}")
-                return None
-            items = [self.container(v, like) or self.expression(v, like) for v in value.values]
-            return values.new("dict", keys, items)
-        if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["dict"] and \
-                not value.args and all(k.arg for k in value.keywords):
-            items = [self.container(k.value, like) or self.expression(k.value, like)
-                     for k in value.keywords]
-            return values.new("dict", [k.arg for k in value.keywords], items)
-        if isinstance(value, gast.Subscript) and self.container(value.value, like) is not None:
-            found = self.element(value, like)
-            return found if isinstance(found, values.Container) else None
-        if isinstance(value, gast.Attribute):
-            owner = self.container(value.value, like)
-            found = owner.attribute(value.attr) if owner is not None else None
-            return found if isinstance(found, values.Container) else None
-        if self.is_view(value):
-            return values.view(self.container(value.func.value, like), value.func.attr)
-        if isinstance(value, gast.Call):
-            count = self.tuple_count(value)
-            if count and values.nested_tuple_return(value) is not None:
-                self.report(value, f"'{facts.REF.of(value).__name__}' returns a tuple of tuples",
-                            why="s2sad follows the tuples a function of yours returns one level "
-                                "deep", fix="return a flat tuple (W1, b1, W2, b2) and group its "
-                                "elements in the caller")
-                return None
-            if count:
-                value = self.expression(value, like, whole=True)
-                names = [self.fresh("_r") for _ in range(count)]
-                self.emit(gast.Assign([gast.Tuple([nodes.name(n, store=True) for n in names],
-                                                  gast.Store())], value, None), like)
-                return values.Container("tuple", range(count), [nodes.name(n) for n in names])
-        return None
+        return elements.container(self, value, like)
 
     def growing_read(self, node):
         """`xs[-1]` or `len(xs)` of a list growing in the loop being rewritten, as its array
@@ -507,9 +470,14 @@ class _Scalarize:
         None when it passes none."""
         if not any(nodes.root_name(a) in self.held or values.makes(a) or
                    arguments.is_static_literal(a) for a in call.args) and \
-                not any(arguments.is_static_literal(k.value) for k in call.keywords):
+                not any(arguments.is_static_literal(k.value) or values.makes(k.value) or
+                        nodes.root_name(k.value) in self.held for k in call.keywords):
             return None
         return arguments.pass_leaves(self, call, like)
+
+    def holds_an_array(self, node):
+        """Whether `node` names a value known to be an array or a number (container_tests)."""
+        return tests.is_array(self, node)
 
     def specialised_name(self, name, copy):
         """The name calls of `copy` (a specialised function) use: one per copy."""
@@ -530,58 +498,19 @@ class _Scalarize:
         return values.tuple_count(call)
 
     def element(self, node, like):
-        """The element `node` (a subscript of a container) reads: an atom or a Container."""
-        made = self.container(node.value, like)
-        if made.kind == "record":
-            self.report(node, "a dataclass instance is subscripted",
-                        why="a dataclass has attributes, not items", fix="read p.field")
-            return nodes.constant(0.0)
-        if isinstance(node.slice, gast.Slice):
-            bounds = [self.integer(b) if b is not None else None
-                      for b in (node.slice.lower, node.slice.upper, node.slice.step)]
-            given = [b for b in (node.slice.lower, node.slice.upper, node.slice.step)
-                     if b is not None]
-            if len([b for b in bounds if b is not None]) != len(given) or made.kind == "dict":
-                self.report(node, "a slice of a container must have bounds known now",
-                            fix="use constant bounds")
-                return nodes.constant(0.0)
-            items = made.items[slice(*bounds)]
-            return values.Container(made.kind, range(len(items)), items)
-        key = self.key(node.slice, like)
-        if key is not None:
-            if isinstance(key, int) and made.kind != "dict":
-                if not -len(made.items) <= key < len(made.items):
-                    self.report(node, f"index {key} is out of range for {len(made.items)} "
-                                "elements", fix="check the index")
-                    return nodes.constant(0.0)
-                return made.items[key]
-            found = made.item(key)
-            if found is None:
-                self.report(node, f"the key {key!r} is not in the dict "
-                            f"(it has {', '.join(map(repr, made.keys))})", fix="check the key")
-                return nodes.constant(0.0)
-            return found
-        if made.kind == "dict" or any(isinstance(i, values.Container) for i in made.items):
-            self.report(node, "a container is indexed by a value known only when the function "
-                        "runs", fix="index it with a constant or an unrolled loop's variable")
-            return nodes.constant(0.0)
-        index = self.expression(node.slice, like)
-        count = len(made.items)
-        chosen = nodes.clone(made.items[-1])
-        for k in range(count - 2, -1, -1):  # the last element when no test holds
-            test = gast.BoolOp(gast.Or(), [
-                gast.Compare(nodes.clone(index), [gast.Eq()], [gast.Constant(k, None)]),
-                gast.Compare(nodes.clone(index), [gast.Eq()], [
-                    gast.UnaryOp(gast.USub(), gast.Constant(count - k, None))])])
-            chosen = gast.IfExp(test, nodes.clone(made.items[k]), chosen)
-        return gast.copy_location(chosen, node)
+        return elements.element(self, node, like)
 
     def expression(self, node, like, whole=False):
         """`node` with every read of a container spelt with its elements."""
         return values.Reads(self, like, whole).visit(node)
 
     def as_value(self, made, node):
-        """A container where a value is needed: only where a tuple display can stand."""
+        """A container where a value is needed: only where a tuple display can stand (a
+        tuple of plain values: `v.reshape(shape)`)."""
+        if made.kind == "tuple" and not any(isinstance(i, values.Container)
+                                            for i in made.items):
+            return gast.copy_location(gast.Tuple([nodes.clone(i) for i in made.items],
+                                                 gast.Load()), node)
         argument = getattr(made, "argument", None)
         if argument is not None:
             kind = "dataclass" if made.kind == "record" else made.kind

@@ -27,11 +27,17 @@ Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
     z = sq(x)                                   z = _y0 * _y0
 
     def g(W, *inputs):                          def g(W, inputs):     (a tuple: containers.py)
+    def h(x, **options):                        def h(x, *, options): (a dict: containers.py)
 
     assert x.ndim == 1, "a vector"              if not x.ndim == 1:
                                                     raise AssertionError("a vector")
 
     v.setflags(write=False)                     (left out: it changes no value)
+
+    try:                                        out[k] = v.astype(float)
+        out[k] = v.astype(float)                (try_statements.py: the handlers go where
+    except TypeError:                            the body cannot raise, or each raises)
+        out[k] = v
 
     def check(x):                               def check(x):
         if len(x) > 9:                              if len(x) > 9:
@@ -49,7 +55,7 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
-from . import function_sequences, functional, generators
+from . import function_sequences, functional, generators, messages, try_statements
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -101,9 +107,17 @@ class _Desugar:
         functional.rewrite(tree, self.source.func)   # map and functools.partial
         generators.inline(self.source, self.taken)    # `for v in a_generator(...)`
         _call_through_aliases(tree, self.source.func)
+        for arg in nodes.walk(tree.args):  # annotations say nothing about values: not read
+            if isinstance(arg, gast.Name):
+                arg.annotation = None
+        tree.returns = None
         if tree.args.vararg is not None:  # `*inputs`: one tuple parameter (resolve.py packs
             tree.args.args.append(tree.args.vararg)  # the callers' extra arguments into it)
             tree.args.vararg = None
+        if tree.args.kwarg is not None:  # `**options`: one dict parameter, by keyword (resolve.py
+            tree.args.kwonlyargs.append(tree.args.kwarg)  # packs the callers' other keywords
+            tree.args.kw_defaults.append(None)            # into a dict display)
+            tree.args.kwarg = None
         tree.body = self.block(tree.body)
         self.source.procedure = _procedure_returns_none(tree)
         if self.problems:
@@ -133,6 +147,18 @@ class _Desugar:
                 continue  # `v.setflags(write=False)`: no value changes (see _sets_flags)
             if isinstance(statement, gast.Assert):
                 statement = _as_if(statement)
+            messages.spelled_out(statement)  # `raise E(f"...")`: with str and + (Numba)
+            if isinstance(statement, gast.AnnAssign) and statement.value is not None:
+                statement = gast.copy_location(gast.Assign([statement.target],
+                                                           statement.value, None), statement)
+            if isinstance(statement, gast.Try):  # its body, where that keeps its meaning
+                kept = try_statements.without_handlers(self.source, statement,
+                                                       self.source.tree)
+                if isinstance(kept, Diagnostic):
+                    self.problems.append(kept)
+                    continue
+                out += self.block(kept)
+                continue
             copies = function_sequences.unrolled(self.source, statement)
             if copies is not None:
                 out += self.block(copies)

@@ -312,12 +312,6 @@ class _Fence:
             self.report(node, "s2sad.checkpointed(...) is supported only as what a `for` loop "
                         "iterates over", why="it marks a loop; elsewhere it means nothing",
                         fix="write `for i in s2sad.checkpointed(range(n)):`")
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                self.report(keyword.value, "`**kwargs` in calls is not supported",
-                            why="s2sad must know each argument's name when it transforms the "
-                                "call",
-                            fix="pass each keyword argument by name")
 
     def _operator(self, node, op):
         if not isinstance(op, ALLOWED_BINOPS):

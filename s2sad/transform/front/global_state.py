@@ -59,6 +59,7 @@ def constant_kind(value):
     if is_record_constant(value):
         return ("record", type(value), tuple(
             (k, ("cell", type(v).__name__) if container_cells.is_cell(value, k, v) else
+             ("static", v) if type(v) is int else  # (an int field: constants.py)
              constant_kind(v)) for k, v in ((k, getattr(value, k))
                                             for k in container_values.record_fields(value))))
     if container_values.is_static_value(value) or is_function_value(value):

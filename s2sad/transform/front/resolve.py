@@ -274,6 +274,12 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             node.func.value = receiver  # `rng.normal(...)`: a generator given as an argument
             facts.DRAW.put(node, True)
             return node
+        if method is None and (self.classes.get(resolve_values.path_of(receiver)) or
+                               any(hasattr(t, name) for t in (str, dict, list)) and
+                               not hasattr(numpy.ndarray, name)):
+            node.func.value = receiver  # `self.callback(x)` of a field holding None,
+            facts.FIELD.put(node, True)  # `mode.startswith("r")`, `d.get(k)`: under a test
+            return node  # decided now (container_tests.py), else reported after containers
         if method is None or method.attribute:
             self.report(node.func, f"the array method `.{name}(...)` is not supported",
                         why="s2sad knows the methods listed in docs/coverage.md",
@@ -294,6 +300,9 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
                                   node)
         facts.REF.put(call, function)
         facts.USER.put(call, True)
+        if isinstance(node, gast.Call) and not any(k.arg is None for k in keywords):
+            pack_star_arguments(call, function)  # (`**kwargs` spread: containers.py packs)
+            _pass_function_defaults(call, function)
         self.callees.setdefault(emitted, function)
         return call
 
@@ -440,16 +449,28 @@ def is_constant_container(value):
 
 def pack_star_arguments(call, func):
     """`g(W, x, h)` of `def g(W, *inputs)` -> `g(W, (x, h))`: the function takes its `*args`
-    as one tuple (desugar.py)."""
+    as one tuple (desugar.py); `h(x, scale=2.0)` of `def h(x, **options)` -> `h(x,
+    options={'scale': 2.0})`: its `**kwargs` as one dict of the keywords no parameter names."""
     code = func.__code__
-    if code.co_flags & inspect.CO_VARARGS and \
-            not any(isinstance(a, gast.Starred) for a in call.args):
+    if any(isinstance(a, gast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords):
+        return  # (spread first: containers.py packs them then)
+    if code.co_flags & inspect.CO_VARARGS:
         named = code.co_argcount
         extra = call.args[named:]
         packed = gast.Tuple(extra, gast.Load())
         if extra:
             gast.copy_location(packed, extra[0])
         call.args = call.args[:named] + [packed]
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        count = code.co_argcount + code.co_kwonlyargcount
+        named = set(code.co_varnames[code.co_posonlyargcount:count])
+        name = code.co_varnames[count + (1 if code.co_flags & inspect.CO_VARARGS else 0)]
+        extra = [k for k in call.keywords if k.arg not in named]
+        packed = gast.copy_location(gast.Dict([gast.Constant(k.arg, None) for k in extra],
+                                              [k.value for k in extra]), call)
+        call.keywords = [k for k in call.keywords if k.arg in named] + \
+            [gast.keyword(name, packed)]
 
 
 def classes_of(structures):
@@ -493,7 +514,7 @@ def functions_given(structures):
 def _pass_function_defaults(call, func):
     """`net(x, W)` of `def net(x, W, act=np.tanh)`: `net(x, W, act=np.tanh)`, the function
     default passed as a constant, on which the callee is specialised (container_arguments.py),
-    as a function given to it is."""
+    as a function given to it is; so is a default str, None or bool (`names=None`)."""
     code = func.__code__
     given = set(code.co_varnames[:min(len(call.args), code.co_argcount)]) | \
         {k.arg for k in call.keywords}
@@ -505,6 +526,10 @@ def _pass_function_defaults(call, func):
             constant = gast.copy_location(gast.Constant(parse.named(value), None), call)
             facts.REF.put(constant, parse.named(value))
             call.keywords.append(gast.keyword(name, constant))
+        elif name not in given and container_values.is_static_value(value) and \
+                not isinstance(value, bytes):  # `names=None`: a constant of the callee too
+            call.keywords.append(gast.keyword(name, gast.copy_location(
+                gast.Constant(value, None), call)))
 
 
 def is_user_function(obj):
