@@ -27,6 +27,7 @@ def function_source(function):
     finally:
         for statements, index, comment in replaced:
             statements[index] = comment
+    tree = _Negatives().visit(tree)
     text = astor.to_source(tree, indent_with=" " * 4)
     _check_round_trip(text, tree)
     lines = []
@@ -51,6 +52,18 @@ def _mark_comments(node, comments, replaced):
                 statements[index] = gast.Expr(marker)
             else:
                 _mark_comments(statement, comments, replaced)
+
+
+class _Negatives(ast.NodeTransformer):
+    """A negative number literal as a unary minus, as it reads back: astor prints
+    Constant(-2) ** 2 as `-2 ** 2`, which Python reads as -(2 ** 2). (A constant folded or put
+    in from a value, such as an object's int field, may be negative.)"""
+
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+            return ast.copy_location(ast.UnaryOp(ast.USub(), ast.Constant(-value)), node)
+        return node
 
 
 def _check_round_trip(text, tree):
