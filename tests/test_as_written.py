@@ -487,3 +487,26 @@ def test_show_with_example_arguments_of_a_container(capsys):
     assert "def jvp__dict_loss(params_W, params_b, x, dparams_W, dparams_b)" in \
         capsys.readouterr().out
     assert cli.main(["show", target, "--example", "(1, 2", "--types", "f8"]) == 2
+
+
+class _Reversal:
+    def __init__(self):
+        self.E = -88          # an int field: a constant of the generated code
+
+    def __call__(self, v):
+        return np.sum((v - self.E) ** 2) + self.E ** 2 * np.sum(v)
+
+
+REVERSAL = _Reversal()
+
+
+def _reversal_potential(v):
+    return REVERSAL(v)
+
+
+def test_a_negative_int_field_is_printed_as_it_reads():
+    """Constant(-88) ** 2 would print as -88 ** 2, which reads as -(88 ** 2)."""
+    check_gradient(_reversal_potential, (np.array([-70.0, -60.0]),), 0, jit=False)
+    v = np.array([-70.0, -60.0])
+    value = s2sad.value_and_grad(_reversal_potential, jit=False)(v)[0]
+    assert value == pytest.approx(_reversal_potential(v), rel=1e-14)
