@@ -72,8 +72,9 @@ REF = Fact(
     " a module, a helper of rt): how later stages know what `np.sum` or `g(x)` calls",
     _ANY, ("front/resolve", "front/resolve_values", "front/normalize", "front/idioms",
            "front/constants", "front/container_arguments", "front/container_buffers",
-           "front/container_values", "front/library_calls", "generate/scalar_loops"),
-    ("front/recursion", "front/container_values", "front/normalize", "front/idioms",
+           "front/container_values", "front/library_calls", "generate/scalar_loops",
+           "front/kind_tests"),
+    ("front/recursion", "front/kind_tests", "front/container_values", "front/normalize", "front/idioms",
      "front/constants", "front/inline", "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
      "generate/blocks", "generate/checkpoint", "generate/forward", "generate/recompute",
@@ -83,7 +84,7 @@ USER = Fact(
     (bool,), ("front/resolve", "front/normalize"),
     ("front/normalize", "front/constants", "front/container_values", "front/resolve",
      "front/inline", "analysis/aliases", "analysis/kinds", "generate/blocks", "generate/forward",
-     "generate/saves", "generate/scalar_loops", "pipeline"), default=False)
+     "generate/saves", "generate/scalar_loops", "pipeline", "front/kind_tests"), default=False)
 CANONICAL = Fact(
     "canonical", "a name desugar spelt the emitter's way already (`numpy.inf`): resolve leaves"
     " it", (bool,), ("front/desugar",), ("front/resolve",), default=False)
@@ -111,6 +112,16 @@ CELLS = Fact(
     " function works on copies and leaves the new values in them where its forward sweep"
     " ends", (dict,),
     ("front/container_values",), ("analysis/aliases", "generate/effects", "generate/saves"))
+TYPES = Fact(
+    "types", "a function copy a caller made for the kinds of the arguments it passes:"
+    " (parameter, known_kinds.describe key) pairs", (frozenset,),
+    ("front/kind_tests", "front/container_arguments"), ("front/kind_tests",
+                                                      "front/container_arguments", "pipeline"),
+    default=frozenset(), holder="function")
+DEFAULTED = Fact(
+    "defaulted", "a constant a caller passes for a parameter it leaves to its default: the"
+    " callee is specialised on it, a number too", (bool,), ("front/kind_tests",),
+    ("front/container_values",))
 ORIGINAL = Fact(
     "original", "a function copy taking one parameter per container leaf: the user's function",
     _ANY, ("front/container_arguments",), ("front/container_arguments",), holder="function")

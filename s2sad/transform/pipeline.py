@@ -41,6 +41,7 @@ from .front import (
     fence,
     idioms,
     inline,
+    kind_tests,
     normalize,
     parse,
     resolve,
@@ -168,7 +169,7 @@ def primal(func):
     """A generated copy of `func` that generated code (and Numba) can call."""
     func = parse.named(func)
     key = (func, func.__code__, "primal", container_arguments.structures_of(func),
-           templates.generation())
+           facts.TYPES.of(func), templates.generation())
     if key not in _done:
         _done[key] = _indexed(key, lambda: _primal(func))
     return _done[key]
@@ -176,11 +177,16 @@ def primal(func):
 
 def _with_structures(func, kinds):
     """`kinds` with the structures a specialised copy of a function was made for
-    (container_arguments.py)."""
+    (container_arguments.py), and the kinds of the arguments its caller passes
+    (kind_tests.typed_calls)."""
     structures = container_arguments.structures_of(func)
-    if not structures:
-        return kinds
-    return tuple(kinds[:3]) + (structures,)
+    given = facts.TYPES.of(func)
+    if structures:
+        kinds = tuple(kinds[:3]) + (structures,) + tuple(kinds[4:5])
+    if given:
+        kinds = tuple(kinds[:4]) + NO_KINDS[len(kinds):4] + \
+            (frozenset(kinds[4] if len(kinds) > 4 else ()) | given,)
+    return kinds
 
 
 def _indexed(key, build):
@@ -239,6 +245,7 @@ def _prepare(func, kinds=NO_KINDS, procedure=False):
     the callees, the external functions, and {parameter: the function's own parameter it is}
     (a container parameter is one parameter per leaf; `positions` index those)."""
     source = parse.parse_function(func)
+    kind_tests.fold(source, kinds)
     desugar.desugar(source)
     problems = fence.find_problems(source)
     if not procedure:  # (a check returning nothing is called for its effects: primal only)
@@ -253,6 +260,7 @@ def _prepare(func, kinds=NO_KINDS, procedure=False):
         raise UnsupportedError(problems)
     callees = inline.inline(source, resolution.callees)
     idioms.rewrite(source.tree)
+    callees = kind_tests.typed_calls(source, kinds, callees)
     inputs = [name for name, _ in constants.inputs(func)]
     copies = constants.attach(source, inputs, {f: [n for n, _ in constants.inputs(f)]
                                                for f in callees.values()})
