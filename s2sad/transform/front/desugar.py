@@ -130,6 +130,10 @@ class _Desugar:
                 continue
             if _sets_flags(statement):
                 continue  # `v.setflags(write=False)`: no value changes (see _sets_flags)
+            if isinstance(statement, gast.Delete) and \
+                    all(isinstance(t, gast.Name) for t in statement.targets):
+                self._deleted(statement, statements[statements.index(statement) + 1:])
+                continue  # `del x`: x's life ends here; nothing to compute
             if isinstance(statement, gast.Assert):
                 statement = _as_if(statement)
             copies = function_sequences.unrolled(self.source, statement)
@@ -302,6 +306,17 @@ class _Desugar:
             out.append(gast.copy_location(
                 gast.Assign([target], _element(iterable, index), None), like))
 
+    def _deleted(self, statement, after):
+        """`del x` is dropped: report a read of x after it that no assignment comes before."""
+        for name in (t.id for t in statement.targets):
+            for later in after:
+                if name in nodes.names_loaded(later):
+                    self.report(later, f"'{name}' is read after `del {name}`",
+                                why="Python raises NameError here", fix=f"remove `del {name}`")
+                    break
+                if name in nodes.names(later):
+                    break
+
     def _shadowed(self, name):
         return name in self.source.func.__globals__  # a global of that name: not the builtin
 
@@ -352,10 +367,15 @@ class _Desugar:
     def comprehension_loop(self, comprehension, body, like):
         """The nested loops of a comprehension around `body`, its names renamed apart."""
         renames = {}
-        for generator in comprehension.generators:
+        for generator in comprehension.generators:  # (`for x in x`: the iterable is the
+            _Rename(dict(renames)).visit(generator.iter)  # enclosing scope's x)
             for name in nodes.names(generator.target):
                 renames[name] = self.fresh(name)
-        _Rename(renames).visit(comprehension)
+            _Rename(renames).visit(generator.target)
+            generator.ifs = [_Rename(renames).visit(t) for t in generator.ifs]
+        for part in ("elt", "key", "value"):
+            if getattr(comprehension, part, None) is not None:
+                setattr(comprehension, part, _Rename(renames).visit(getattr(comprehension, part)))
         for statement in body:
             _Rename(renames).visit(statement)
         for generator in reversed(comprehension.generators):
