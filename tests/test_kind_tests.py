@@ -126,7 +126,7 @@ CASES = [
     (Benchmark(3), lambda rng: (x3(rng),), 0),
     (Benchmark(4, opposite=True), lambda rng: (rng.uniform(-1, 1, 4),), 0),
 ]
-COMPILED = {0, 3, 9, 10}
+COMPILED = {0, 3, 9, 10, 11}
 
 
 @pytest.mark.parametrize("k", range(len(CASES)),
@@ -172,3 +172,42 @@ def test_a_read_after_del_is_an_error():
 
     with pytest.raises(s2sad.UnsupportedError, match="read after `del y`"):
         s2sad.grad(bad, jit=False)(1.0)
+
+
+def rosenbrock_checked(point, n=3):
+    if len(point) != n:
+        raise ValueError(f"declared for {n} dimensions, given {len(point)}: {point[0]:.2f}")
+    s = 0.0
+    for i in range(len(point) - 1):
+        s += 100.0 * (point[i + 1] - point[i] ** 2) ** 2 + (1.0 - point[i]) ** 2
+    return s
+
+
+def test_a_raise_with_an_f_string_compiles_and_says_what_python_says():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)
+        check_gradient(rosenbrock_checked, (np.array([0.5, 1.5, -0.3]),), 0)
+        for jit in (True, False):
+            with pytest.raises(ValueError) as info:
+                s2sad.grad(rosenbrock_checked, jit=jit)(np.array([0.25, 1.0]))
+            assert str(info.value) == "declared for 3 dimensions, given 2: 0.25"
+
+
+def _coords(p):
+    if isinstance(p, Optimum):
+        return p.position
+    return np.asarray(p, dtype=float)
+
+
+def dims_and_helpers(x, w):
+    if isinstance(x, (list, tuple)):
+        x = np.array(x)
+    c = _coords(x)
+    if c.ndim == 1 and len(c.shape) == 1:
+        return np.sum(w * c ** 2)
+    return (np.sum(c), c.shape)   # (never taken for a vector: no tuple result)
+
+
+def test_dimensions_and_a_helper_given_a_vector():
+    check_gradient(dims_and_helpers, (np.array([0.3, -1.2, 2.0]), 1.5), (0, 1), jit=False)

@@ -149,7 +149,7 @@ HOOK = Fact(
 EFFECT = Fact(
     "effect", "a `print(...)`, `raise ...` or bare call of a function of the user's, held as"
     " an assignment to a name nothing reads until the sweeps are built: \"print\", \"raise\""
-    " or \"call\"", (str,), ("front/normalize",), ("generate/effects",))
+    " or \"call\"", (str,), ("front/normalize",), ("generate/effects", "generate/raise_messages"))
 DRAW = Fact(
     "draw", "a call drawing random numbers (numpy.random, a method of a RandomState or"
     " Generator): run once, in the forward sweep; its arguments carry no gradient", (bool,),

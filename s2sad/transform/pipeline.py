@@ -48,7 +48,7 @@ from .front import (
     static_tests,
 )
 from .analysis import activity, clogs, returns
-from .generate import checkpoint, effects, forward, reverse, scalar_loops
+from .generate import checkpoint, effects, forward, raise_messages, reverse, scalar_loops
 from .tidy import order
 from .emit import index, printing
 from .naming import Namer
@@ -396,11 +396,12 @@ def _adjoint(func, positions, kinds, tidy, check_nan, quiet=False):
     effects.restore(function, quiet)
     if tidy:
         function = order.tidy(function)
+    raise_messages.rewrite(function)
     bindings += _external_bindings(externals, function)
     what = f"reverse mode w.r.t. {', '.join(wrt)}" if wrt else "reverse mode"
     if check_nan:
         what += ", with NaN checks"
-    python_only = _python_only(source, bindings)
+    python_only = _python_only(source, bindings, body)
     text = _module_text(source, what, bindings, function, python_only)
     suffix = "_checked" if check_nan else ""
     path = cache.store(f"{func.__name__}__d_{_stem_of(wrt, owners)}{suffix}", text)
@@ -446,9 +447,10 @@ def _tangent(func, positions, kinds):
     function = forward.forward(source, body, wrt, namer, link, tangent_name, kinds)
     effects.restore(function)
     function = order.tidy(function)
+    raise_messages.rewrite(function)
     bindings += _external_bindings(externals, function)
     what = f"forward mode w.r.t. {', '.join(wrt)}" if wrt else "forward mode"
-    python_only = _python_only(source, bindings)
+    python_only = _python_only(source, bindings, body)
     text = _module_text(source, what, bindings, function, python_only)
     path = cache.store(f"{func.__name__}__jvp_{_stem_of(wrt, owners)}", text)
     for _, generated in bindings:
@@ -472,6 +474,7 @@ def _primal(func):
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
     bindings += _external_bindings(externals)
     python_only = _python_only(source, bindings)
+    raise_messages.rewrite(source.tree)
     text = _module_text(source, "primal copy for generated callers", bindings, source.tree,
                         python_only)
     path = cache.store(f"{func.__name__}__primal", text)
@@ -536,16 +539,19 @@ def _refuse_draws(source, func):
             f"to '{func.__name__}' as an argument")])
 
 
-def _python_only(source, bindings):
+def _python_only(source, bindings, body=None):
     """The library functions this code (or a callee) calls whose rules are declared
     `numba=False`, and f-strings (which Numba formats differently): the whole gradient then
     runs as Python."""
     found = []
+    messages = {id(part) for top in [source.tree, *(body or ())] for n in nodes.walk(top)
+                for part in nodes.walk(raise_messages.formatted_message(n) or gast.Pass())}
     for node in nodes.walk(source.tree):
         rule = templates.rule_for(facts.REF.of(node))
         if rule is not None and not rule.numba:
             found.append(".".join(nodes.dotted_parts(node.func) or ["?"]))
-        if isinstance(node, gast.JoinedStr):  # Numba formats floats as "<object type:...>"
+        if isinstance(node, gast.JoinedStr) and id(node) not in messages:
+            # Numba formats floats as "<object type:...>" (a raise's: in object mode)
             found.append("f-strings")
         if facts.DRAW.of(node):  # (Numba's generator is not the one the function draws from)
             found.append("numpy.random draws")
