@@ -20,12 +20,15 @@ callee decides its own tests the same way.
 """
 import builtins
 import inspect
+import types
 
 import gast
 import numpy
 
+from s2sad.errors import S2sadError
+
 from .. import facts, nodes
-from . import container_arguments
+from . import container_arguments, parse
 from . import known_kinds as kk
 from .known_kinds import UNKNOWN, Kind
 
@@ -34,7 +37,7 @@ _COMPARE = {gast.Eq: lambda a, b: a == b, gast.NotEq: lambda a, b: a != b,
             gast.In: lambda a, b: a in b, gast.NotIn: lambda a, b: a not in b,
             gast.Lt: lambda a, b: a < b, gast.LtE: lambda a, b: a <= b,
             gast.Gt: lambda a, b: a > b, gast.GtE: lambda a, b: a >= b}
-_ARRAY_COPIES = (numpy.asarray, numpy.asanyarray, numpy.ascontiguousarray)
+_ARRAY_COPIES = (numpy.asarray, numpy.asanyarray, numpy.ascontiguousarray, numpy.array)
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 
 
@@ -59,7 +62,7 @@ def typed_calls(source, kinds, callees):
     params = _parameters(tree)
     folder = _Folder(kk.namespace(source.func), _stored(tree) | set(params), kinds)
     folder.calls = []
-    folder.block(tree.body, kk.of_parameters(params, kinds))
+    tree.body = folder.block(tree.body, kk.of_parameters(params, kinds)) or [gast.Pass()]
     for call, env in folder.calls:
         func = facts.REF.of(call)
         try:
@@ -158,6 +161,8 @@ class _Folder:
     def __init__(self, namespace, local, kinds):
         self.namespace, self.local, self.kinds = namespace, local, kinds
         self.calls = None   # typed_calls: (call of a function of yours, the kinds there)
+        self.depth = 0      # calls followed into (_returned)
+        self.final = {}     # id of a `return` -> the Kind it returns
 
     # ---- statements ------------------------------------------------------------------------
 
@@ -228,6 +233,8 @@ class _Folder:
                 value = getattr(node, field, None)
                 if isinstance(value, gast.expr):
                     setattr(node, field, self.expression(value, env))
+        if isinstance(node, gast.Return) and node.value is not None:
+            self.final[id(node)] = self.kind(node.value, env)
         return [node]
 
     def _forget(self, parts, env):
@@ -284,6 +291,36 @@ class _Folder:
                                       self._keyword(v, env) for v in value])
         return node
 
+    def _returned(self, func, call, env):
+        """The Kind a call of a function of yours returns, when every `return` of it returns
+        one Kind for arguments of the kinds this call passes (`c = _coords(x)`)."""
+        if self.depth >= 3 or any(isinstance(a, gast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            return None
+        try:
+            bound = inspect.signature(func).bind(*call.args,
+                                                 **{k.arg: k.value for k in call.keywords})
+            bound.apply_defaults()
+            source = parse.parse_function(func)
+        except (TypeError, ValueError, S2sadError):
+            return None
+        inner = {}
+        for name, argument in bound.arguments.items():
+            kind = self.kind(argument, env) if isinstance(argument, gast.AST) else \
+                kk.constant(argument) if kk.static_global(argument) else None
+            if kind is not None:
+                inner[name] = kind
+        tree = source.tree
+        folder = _Folder(kk.namespace(func), _stored(tree) | set(_parameters(tree)), ())
+        folder.depth = self.depth + 1
+        body = folder.block(tree.body, inner)
+        returns = [n for s in body for n in nodes.walk(s) if isinstance(n, gast.Return)]
+        if not returns or any(isinstance(n, (gast.FunctionDef, gast.Lambda, gast.Yield))
+                              for s in body for n in nodes.walk(s)):
+            return None
+        kinds = [folder.final.get(id(r)) for r in returns]
+        return kinds[0] if all(k is not None and k == kinds[0] for k in kinds) else None
+
     def _keyword(self, node, env):
         if isinstance(node, gast.keyword):
             node.value = self.expression(node.value, env)
@@ -311,6 +348,8 @@ class _Folder:
             return found if kk.static_global(found) else UNKNOWN
         if isinstance(node, gast.Attribute):
             if isinstance(node.value, gast.Name) and node.value.id in env:
+                if node.attr == "ndim" and env[node.value.id].spec is None:  # (`x.ndim == 1`)
+                    return kk.dimensions(env[node.value.id])
                 held = kk.field(env[node.value.id], node.attr, self.kinds)
                 return held.value if held is not None else UNKNOWN
             base = self.value(node.value, env)
@@ -383,6 +422,9 @@ class _Folder:
         if func is numpy.isscalar and len(args) == 1:
             kind = self.kind(args[0], env)
             return UNKNOWN if kind is None else kind.scalar
+        if func is numpy.ndim and len(args) == 1:
+            kind = self.kind(args[0], env)
+            return UNKNOWN if kind is None else kk.dimensions(kind)
         if func is builtins.len and len(args) == 1:
             kind = self.kind(args[0], env)
             return len(kind.items) if kind is not None and kind.items is not None else UNKNOWN
@@ -424,7 +466,10 @@ class _Folder:
             return kk.constant(node.value)
         elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
                 node.value.id in env:
-            return kk.field(env[node.value.id], node.attr, self.kinds)
+            held = env[node.value.id]
+            if node.attr == "shape" and held.cls is numpy.ndarray and held.ndim >= 0:
+                return Kind(tuple, items=(Kind(int),) * held.ndim)  # (`len(x.shape)`)
+            return kk.field(held, node.attr, self.kinds)
         elif isinstance(node, gast.Subscript):
             index = node.slice
             index_kind = None if isinstance(index, gast.Slice) else self.kind(index, env)
@@ -450,9 +495,19 @@ class _Folder:
             operand = self.kind(node.operand, env)
             if operand is not None and operand.value is UNKNOWN:
                 return operand
-        elif isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
+        elif isinstance(node, gast.Call) and len(node.args) == 1 and \
                 self.value(node.func, env) in _ARRAY_COPIES:
             kind = self.kind(node.args[0], env)
-            return kind if kind is not None and kind.cls is numpy.ndarray else None
+            if kind is None or kind.cls is not numpy.ndarray or \
+                    any(k.arg != "dtype" for k in node.keywords):
+                return None
+            dtype = [self.value(k.value, env) for k in node.keywords]
+            if not dtype:
+                return kind
+            return Kind(numpy.ndarray, dtype="float64", ndim=kind.ndim) \
+                if dtype[0] in (float, numpy.float64, "float64") else None
+        elif isinstance(node, gast.Call) and isinstance(self.value(node.func, env),
+                                                        types.FunctionType):
+            return self._returned(self.value(node.func, env), node, env)
         value = self.value(node, env)
         return kk.constant(value) if value is not UNKNOWN else None

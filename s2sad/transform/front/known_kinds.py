@@ -225,3 +225,10 @@ def arithmetic(left, right):
     if array is not None and other.cls in (int, float) and array.ndim >= 0:
         return Kind(numpy.ndarray, dtype="float64", ndim=array.ndim)
     return None
+
+
+def dimensions(kind):
+    """numpy.ndim of a value of this Kind (`x.ndim`), or UNKNOWN."""
+    if kind.cls is numpy.ndarray:
+        return kind.ndim if kind.ndim >= 0 else UNKNOWN
+    return 0 if kind.scalar is True else UNKNOWN
