@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import inspect
 
-from s2sad.transform.front.container_values import is_static_value
+from s2sad.transform.front.container_values import is_static_spec, is_static_value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,3 +77,12 @@ def static_arguments(names, values, positions, defaulted=()):
     called as f(x): `if rot:` is decided when f is transformed)."""
     return {i for i, (name, value) in enumerate(zip(names, values)) if i not in positions and
             (is_static_value(value) or name in defaulted and type(value) in (int, float))}
+
+
+def left_plain(layout, signature, given):
+    """Whether a call's flattened arguments (`layout`) are the `given` first arguments as they
+    are: no container, and constants only for parameters left to their defaults (the fast path
+    of later calls, api/calls.py)."""
+    names = list(signature.parameters)[:given]
+    return layout.plain or all(is_static_spec(spec) and name not in names
+                               for name, spec in layout.structures)

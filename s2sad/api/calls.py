@@ -200,7 +200,7 @@ class Transformed:
     def remember_fast(self, args, kwargs, values, extras, runner):
         """After a call through `bind` and `runner`: if it used the arguments as given, the
         next call with arguments of the same types can skip both (`fast`)."""
-        if kwargs or not values.layout.plain or \
+        if kwargs or not binding.left_plain(values.layout, self.signature, len(args)) or \
                 len(args) + len(self.constants()) != len(values) or \
                 any(a is not v for a, v in zip(args, values)):
             return
@@ -232,9 +232,7 @@ class Transformed:
                       if is_number(v) and isinstance(v, numbers.Integral)),
             frozenset((n, v.ndim) for n, v in zip(names, values)
                       if isinstance(v, numpy.ndarray) and v.ndim > 0),
-            layout.structures,
-            frozenset((n, known_kinds.describe(v)) for n, v in zip(names, values)
-                      if known_kinds.describe(v) is not None))  # (type tests: kind_tests.py)
+            layout.structures, known_kinds.of_arguments(names, values))
         runner = self._runners.get(self._kinds)
         if runner is None:
             generated = self.generated

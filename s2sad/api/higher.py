@@ -33,7 +33,7 @@ from s2sad.runtime import cache, jit
 from s2sad.transform.front import constants, parse
 from s2sad.transform import pipeline
 
-from . import pytrees
+from . import binding, pytrees
 from .calls import (
     Transformed,
     argument_error,
@@ -223,7 +223,8 @@ class HvpFunction(Transformed):
         """f's arguments in order, defaults applied, `wrt` ones as floats, then the module
         constants f reads."""
         values = self.flat(bind_arguments(self.user_func, self.user_signature, self.positions,
-                                          args, kwargs))
+                                          args, kwargs),
+                           binding.defaulted(self.user_signature, args, kwargs))
         values = values + self.constant_values()
         refuse_cells(values, self.user_func)
         return values

@@ -88,6 +88,11 @@ def describe(value):
     return None
 
 
+def of_arguments(names, values):
+    """The pipeline kinds' (name, describe key) pairs of a call's arguments (kinds[4])."""
+    return frozenset((n, describe(v)) for n, v in zip(names, values) if describe(v) is not None)
+
+
 def described(key):
     """The Kind a `describe` key stands for, or None."""
     cls = class_named(key[0])
