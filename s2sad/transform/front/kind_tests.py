@@ -71,14 +71,16 @@ def typed_calls(source, kinds, callees):
                                                          if k.arg is not None})
         except (TypeError, ValueError):
             continue
+        asks, tested = _asks(func)
         described = []
-        for name, argument in bound.arguments.items():
+        for name, argument in bound.arguments.items() if asks else ():
             kind = folder.kind(argument, env) if isinstance(argument, gast.AST) else None
             key = _key(kind)
             if key is not None:
                 described.append((name, key))
         for name, parameter in signature.parameters.items():
             if name not in bound.arguments and parameter.default is not parameter.empty and \
+                    name in tested and \
                     type(parameter.default) in (int, float, bool, str, type(None)):
                 constant = gast.copy_location(gast.Constant(parameter.default, None), call)
                 facts.DEFAULTED.put(constant, True)
@@ -112,6 +114,55 @@ def typed_calls(source, kinds, callees):
 
 
 _typed_copies = {}
+_TESTS = (builtins.type, builtins.isinstance, numpy.isscalar, numpy.ndim)
+_asked = {}   # code -> (whether it asks what a value is, the names its tests read)
+
+
+def _asks(func, depth=0):
+    """(whether `func`, or a function of yours it calls, asks what a value is: type,
+    isinstance, isscalar, ndim; the names its `if`, `while` and `x if C else y` tests read).
+    A copy of a callee is made only for what it asks: calls passing the same arguments
+    otherwise share one generated function."""
+    code = getattr(func, "__code__", None)
+    if code is None or depth > 4:
+        return False, set()
+    if code not in _asked:
+        _asked[code] = (False, set())  # (recursion: what is found so far)
+        try:
+            tree = parse.parse_function(func).tree
+        except S2sadError:
+            return _asked[code]
+        namespace, asks, tested = kk.namespace(func), False, set()
+        for node in nodes.walk(tree):
+            if isinstance(node, (gast.If, gast.While, gast.IfExp, gast.Assert)):
+                tested |= nodes.names_loaded(node.test)
+            if isinstance(node, gast.Attribute) and node.attr == "ndim":
+                asks = True
+            if not isinstance(node, gast.Call) or asks:
+                continue
+            called = _static_callees(node.func, namespace, func)
+            asks = any(c in _TESTS or isinstance(c, types.FunctionType) and
+                       _asks(c, depth + 1)[0] for c in called)
+        _asked[code] = (asks, tested)
+    return _asked[code]
+
+
+def _static_callees(node, namespace, func):
+    """The objects a call's function may name: a global's, or for `self.method` the method of
+    func's class and of its subclasses."""
+    chain = nodes.dotted_parts(node) or []
+    if len(chain) == 2 and chain[0] == "self":
+        owner = namespace.get(func.__qualname__.split(".")[0])
+        classes, found = [owner] if isinstance(owner, type) else [], []
+        while classes:
+            cls = classes.pop()
+            found.append(inspect.getattr_static(cls, chain[1], None))
+            classes += cls.__subclasses__()
+        return found
+    value = namespace.get(chain[0]) if chain else None
+    for part in chain[1:]:
+        value = getattr(value, part, None)
+    return [value]
 
 
 def _typed(func, described):
