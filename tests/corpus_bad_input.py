@@ -173,7 +173,7 @@ def f(x):
     if x > 10.0:
         raise
     y = x
-    del y
+    del y[0]
     import os
     return x
 """, fragments=("only `raise SomeError(...)`", "`del`", "imports inside the function"),

@@ -36,7 +36,7 @@ def flipped(x):
 def unsupported_everything(x, items):
     with items:
         x = -x
-    del items
+    del items[0]
     x = x << 2
     y = [v for v in x]
     return (lambda v: v)(x) + y

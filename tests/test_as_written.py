@@ -248,7 +248,7 @@ class _Indented:
 
         y = x * 2.0
 
-        del y
+        del y[0]  # (`del y` is supported: deleting an element is not)
         return x
 
 

@@ -21,7 +21,7 @@ def test_all_unsupported_constructs_are_listed_at_once():
     assert text.startswith("5 problems found:")
     for where, what in [
         ("examples_api.py:37:5: error: the only supported `with` statement is", "with items:"),
-        ("examples_api.py:39:5: error: not supported yet: `del`", "del items"),
+        ("examples_api.py:39:5: error: not supported yet: `del`", "del items[0]"),
         ("examples_api.py:40:9: error: the operator `<<` is not supported yet", "x << 2"),
         ("examples_api.py:42:13: error: only calls of named functions", "(lambda v: v)(x)"),
         ("examples_api.py:42:13: error: not supported yet: lambda expressions", "lambda v: v"),

@@ -12,6 +12,8 @@ import dataclasses
 import functools
 import inspect
 
+from s2sad.transform.front.container_values import is_static_spec, is_static_value
+
 
 @dataclasses.dataclass(frozen=True)
 class Bound:
@@ -57,3 +59,30 @@ def arguments(bound, args, kwargs):
     if bound.plain:
         return args, kwargs
     return tuple(bound.args) + tuple(args), {**dict(bound.kwargs), **kwargs}
+
+
+def defaulted(signature, args, kwargs):
+    """The names of the parameters a call with `args` and `kwargs` leaves to their defaults."""
+    names = [n for n, p in signature.parameters.items()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return frozenset(n for n, p in signature.parameters.items()
+                     if p.default is not p.empty and n not in kwargs and
+                     n not in names[:len(args)])
+
+
+def static_arguments(names, values, positions, defaulted=()):
+    """The positions of the arguments that are constants of the generated code (their values
+    part of the specialisation key), as for a function of yours called with a literal: a str,
+    None or bool not differentiated, and a number left to its default (`def f(x, rot=0)`
+    called as f(x): `if rot:` is decided when f is transformed)."""
+    return {i for i, (name, value) in enumerate(zip(names, values)) if i not in positions and
+            (is_static_value(value) or name in defaulted and type(value) in (int, float))}
+
+
+def left_plain(layout, signature, given):
+    """Whether a call's flattened arguments (`layout`) are the `given` first arguments as they
+    are: no container, and constants only for parameters left to their defaults (the fast path
+    of later calls, api/calls.py)."""
+    names = list(signature.parameters)[:given]
+    return layout.plain or all(is_static_spec(spec) and name not in names
+                               for name, spec in layout.structures)

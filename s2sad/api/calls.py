@@ -31,6 +31,7 @@ from s2sad.runtime.jit import TIERED, Runner, type_key
 from s2sad.transform.front import constants, container_arguments, fence, global_state, parse, \
     resolve
 from s2sad.transform import pipeline
+from s2sad.transform.front import known_kinds
 
 from . import binding, pytrees
 
@@ -129,7 +130,8 @@ class Transformed:
         values of the module constants it reads."""
         args, kwargs = binding.arguments(self.bound, args, kwargs)
         values = bind_arguments(self.func, self.signature, self.positions, args, kwargs)
-        return self.flat(values) + self.constant_values()
+        return self.flat(values, binding.defaulted(self.signature, args, kwargs)) + \
+            self.constant_values()
 
     def leaf_positions(self, kinds):
         """`positions` in the generated function's parameters: a container parameter (kinds'
@@ -145,15 +147,19 @@ class Transformed:
             k += count
         return tuple(j for i in self.positions for j in starts[i])
 
-    def flat(self, values):
-        """`values` (the function's own arguments) as the generated function takes them."""
+    def flat(self, values, defaulted=()):
+        """`values` (the function's own arguments) as the generated function takes them;
+        `defaulted`: the names of the parameters the call left to their defaults."""
         names = list(self.signature.parameters)
-        if not any(pytrees.is_container(v) or resolve.is_function_value(v) for v in values):
+        statics = binding.static_arguments(names, values, self.positions, defaulted)
+        if not statics and not any(pytrees.is_container(v) or resolve.is_function_value(v)
+                                   for v in values):
             return pytrees.Arguments(values, pytrees.plain_layout(names, values, self.positions))
         if self._taken is None:
             self._taken = container_arguments.code_names(self.user_function())
         cells = []
-        flat, layout = flatten_arguments(names, values, self.positions, set(self._taken), cells)
+        flat, layout = flatten_arguments(names, values, self.positions, set(self._taken), cells,
+                                         statics)
         return pytrees.Arguments(flat, layout, cells)
 
     def constants(self):
@@ -195,7 +201,7 @@ class Transformed:
     def remember_fast(self, args, kwargs, values, extras, runner):
         """After a call through `bind` and `runner`: if it used the arguments as given, the
         next call with arguments of the same types can skip both (`fast`)."""
-        if kwargs or not values.layout.plain or \
+        if kwargs or not binding.left_plain(values.layout, self.signature, len(args)) or \
                 len(args) + len(self.constants()) != len(values) or \
                 any(a is not v for a, v in zip(args, values)):
             return
@@ -227,7 +233,7 @@ class Transformed:
                       if is_number(v) and isinstance(v, numbers.Integral)),
             frozenset((n, v.ndim) for n, v in zip(names, values)
                       if isinstance(v, numpy.ndarray) and v.ndim > 0),
-            layout.structures)
+            layout.structures, known_kinds.of_arguments(names, values))
         runner = self._runners.get(self._kinds)
         if runner is None:
             generated = self.generated
@@ -381,14 +387,19 @@ def _wrt_fix(item, names):
             f"negative from the end){hint}")
 
 
-def flatten_arguments(names, values, positions, taken, cells=None):
+def flatten_arguments(names, values, positions, taken, cells=None, statics=()):
     """The arguments with each container (a pytree) replaced by its leaves, and their Layout;
     leaves of `wrt` arguments as floats; every bad leaf reported at once. The cells of the
-    records' written fields are appended to `cells` (pytrees.flatten)."""
+    records' written fields are appended to `cells` (pytrees.flatten). The arguments at
+    `statics` are constants (`static_arguments`)."""
     flat, flat_names, spans, structures, problems = [], [], [], [], []
     taken.update(names)
     for i, (name, value) in enumerate(zip(names, values)):
         start = len(flat)
+        if i in statics:
+            structures.append((name, (pytrees.STATIC, value)))
+            spans.append((start, start))
+            continue
         if not (pytrees.is_container(value) or resolve.is_function_value(value)) or \
                 (i not in positions and pytrees.is_shape(value)):
             flat.append(value)

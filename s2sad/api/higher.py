@@ -224,7 +224,8 @@ class HvpFunction(Transformed):
         constants f reads."""
         args, kwargs = binding.arguments(self.bound, args, kwargs)   # self, a partial's
         values = self.flat(bind_arguments(self.user_func, self.user_signature, self.positions,
-                                          args, kwargs))
+                                          args, kwargs),
+                           binding.defaulted(self.user_signature, args, kwargs))
         values = values + self.constant_values()
         refuse_cells(values, self.user_func)
         return values

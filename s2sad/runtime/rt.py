@@ -73,6 +73,15 @@ class grad_of:
         return False
 
 
+def __getattr__(name):
+    """`rt.objmode`: Numba's object mode, in which generated code formats the f-string message
+    of a `raise` (generate/raise_messages.py); imported when first read, as Numba is."""
+    if name == "objmode":
+        import numba
+        return numba.objmode
+    raise AttributeError(f"module 'rt' has no attribute {name!r}")
+
+
 def external(module, qualname):
     """A function generated code calls as it is (one with a user-registered rule), found by
     its module and qualified name."""

@@ -218,4 +218,6 @@ def sum_grads(g, elements):
         parts = "".join(f"unbroadcast(g, elements[{k}]), " for k in range(len(elements)))
         return generate("sum_grads_of_tuple", ["g", "elements"], [f"return ({parts})"],
                         {"unbroadcast": core.unbroadcast})
+    if is_array(elements):  # sum(a) of an array adds its rows (or elements): each gets g
+        return lambda g, elements: np.zeros(elements.shape) + g
     return python_only(lambda g, elements: tuple(core.unbroadcast(g, e) for e in elements))

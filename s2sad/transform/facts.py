@@ -73,10 +73,11 @@ REF = Fact(
     _ANY, ("front/resolve", "front/resolve_values", "front/normalize", "front/idioms",
            "front/constants", "front/container_arguments", "front/container_buffers",
            "front/container_values", "front/library_calls", "generate/scalar_loops",
-           "generate/replay"),
-    ("front/recursion", "front/container_values", "front/normalize", "front/idioms",
-     "front/constants", "front/inline", "front/container_arguments", "front/containers",
-     "front/container_calls", "front/container_elements", "analysis/activity", "analysis/aliases",
+           "generate/replay", "front/kind_tests"),
+    ("front/recursion", "front/kind_tests", "front/container_values", "front/normalize",
+     "front/idioms", "front/constants", "front/inline", "front/container_arguments",
+     "front/containers", "front/container_calls", "front/container_elements",
+     "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
      "generate/blocks", "generate/checkpoint", "generate/forward", "generate/recompute",
      "generate/saves", "generate/scalar_loops", "generate/replay", "template", "pipeline"))
@@ -85,7 +86,7 @@ USER = Fact(
     (bool,), ("front/resolve", "front/normalize"),
     ("front/normalize", "front/constants", "front/container_values", "front/resolve",
      "front/inline", "front/containers", "front/container_calls", "front/container_elements",
-     "front/container_tests",
+     "front/container_tests", "front/kind_tests",
      "analysis/aliases", "analysis/kinds", "generate/blocks", "generate/forward",
      "generate/saves", "generate/scalar_loops", "generate/replay", "pipeline"), default=False)
 CANONICAL = Fact(
@@ -115,6 +116,16 @@ CELLS = Fact(
     " function works on copies and leaves the new values in them where its forward sweep"
     " ends", (dict,),
     ("front/container_values",), ("analysis/aliases", "generate/effects", "generate/saves"))
+TYPES = Fact(
+    "types", "a function copy a caller made for the kinds of the arguments it passes:"
+    " (parameter, known_kinds.describe key) pairs", (frozenset,),
+    ("front/kind_tests", "front/container_arguments"), ("front/kind_tests",
+                                                      "front/container_arguments", "pipeline"),
+    default=frozenset(), holder="function")
+DEFAULTED = Fact(
+    "defaulted", "a constant a caller passes for a parameter it leaves to its default: the"
+    " callee is specialised on it, a number too", (bool,), ("front/kind_tests",),
+    ("front/container_values",))
 ORIGINAL = Fact(
     "original", "a function copy taking one parameter per container leaf: the user's function",
     _ANY, ("front/container_arguments",), ("front/container_arguments",), holder="function")
@@ -142,13 +153,13 @@ HOOK = Fact(
 EFFECT = Fact(
     "effect", "a `print(...)`, `raise ...` or bare call of a function of the user's, held as"
     " an assignment to a name nothing reads until the sweeps are built: \"print\", \"raise\""
-    " or \"call\"", (str,), ("front/normalize",), ("generate/effects",))
+    " or \"call\"", (str,), ("front/normalize",), ("generate/effects", "generate/raise_messages"))
 DRAW = Fact(
     "draw", "a call drawing random numbers (numpy.random, a method of a RandomState or"
     " Generator): run once, in the forward sweep; its arguments carry no gradient", (bool,),
     ("front/resolve", "front/resolve_values", "front/normalize"),
     ("front/normalize", "front/container_values", "generate/blocks", "generate/forward",
-     "pipeline"), default=False)
+     "generate/replay", "pipeline"), default=False)
 REPLAY = Fact(
     "replay", "a call of a function of the user's that draws random numbers: the name holding"
     " the generators' states kept just before it (rt.draw_state), replayed before its adjoint",

@@ -40,13 +40,14 @@ from .front import (
     fence,
     idioms,
     inline,
+    kind_tests,
     normalize,
     parse,
     resolve,
     static_tests,
 )
 from .analysis import activity, clogs, returns
-from .generate import checkpoint, effects, forward, replay, reverse, scalar_loops
+from .generate import checkpoint, effects, forward, raise_messages, replay, reverse, scalar_loops
 from .tidy import order
 from .emit import index, printing
 from .naming import Namer
@@ -92,7 +93,6 @@ def _serialised(entry):
 
 _done = {}             # (function, code, what, ...) -> Generated: the per-process memo
 _in_progress = set()
-_draws = {}            # function -> (whether its code draws, the functions it calls): `draws`
 _seen = set()          # (code, what) this process looked up in the index or transformed
 STATS = {"transformed": 0, "from index": 0}   # counts, for tests and measurements
 
@@ -103,7 +103,7 @@ def forget(functions):
     ids = {id(f) for f in functions}
     for key in [k for k in _done if id(container_arguments.original(k[0])) in ids]:
         del _done[key]
-    _draws.clear()
+    replay.forget()
 
 
 # (Python scalars, ints, (array, ndim) pairs, (container parameter, spec) pairs)
@@ -169,7 +169,7 @@ def primal(func):
     """A generated copy of `func` that generated code (and Numba) can call."""
     func = parse.named(func)
     key = (func, func.__code__, "primal", container_arguments.structures_of(func),
-           templates.generation())
+           facts.TYPES.of(func), templates.generation())
     if key not in _done:
         _done[key] = _indexed(key, lambda: _primal(func))
     return _done[key]
@@ -177,11 +177,16 @@ def primal(func):
 
 def _with_structures(func, kinds):
     """`kinds` with the structures a specialised copy of a function was made for
-    (container_arguments.py)."""
+    (container_arguments.py), and the kinds of the arguments its caller passes
+    (kind_tests.typed_calls)."""
     structures = container_arguments.structures_of(func)
-    if not structures:
-        return kinds
-    return tuple(kinds[:3]) + (structures,)
+    given = facts.TYPES.of(func)
+    if structures:
+        kinds = tuple(kinds[:3]) + (structures,) + tuple(kinds[4:5])
+    if given:
+        kinds = tuple(kinds[:4]) + NO_KINDS[len(kinds):4] + \
+            (frozenset(kinds[4] if len(kinds) > 4 else ()) | given,)
+    return kinds
 
 
 def _indexed(key, build):
@@ -240,6 +245,7 @@ def _prepare(func, kinds=NO_KINDS, procedure=False):
     the callees, the external functions, and {parameter: the function's own parameter it is}
     (a container parameter is one parameter per leaf; `positions` index those)."""
     source = parse.parse_function(func)
+    kind_tests.fold(source, kinds)
     desugar.desugar(source)
     problems = fence.find_problems(source)
     if not procedure:  # (a check returning nothing is called for its effects: primal only)
@@ -254,6 +260,7 @@ def _prepare(func, kinds=NO_KINDS, procedure=False):
         raise UnsupportedError(problems)
     callees = inline.inline(source, resolution.callees)
     idioms.rewrite(source.tree)
+    callees = kind_tests.typed_calls(source, kinds, callees)
     inputs = [name for name, _ in constants.inputs(func)]
     copies = constants.attach(source, inputs, {f: [n for n, _ in constants.inputs(f)]
                                                for f in callees.values()})
@@ -366,7 +373,7 @@ def _adjoint(func, positions, kinds, tidy, check_nan, quiet=False):
     exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)
     scalar_loops.rewrite(body, namer, kinds, returns.of_call)
-    replay.mark(body, namer, draws)  # callees that draw: their samples again in their adjoint
+    replay.mark(body, namer)  # callees that draw: their samples again in their adjoint
     clogs.mark_integer_writes(body)
     useful = activity.analyse(body, wrt, params)
     found = clogs.find(source, body, wrt)
@@ -390,11 +397,12 @@ def _adjoint(func, positions, kinds, tidy, check_nan, quiet=False):
     effects.restore(function, quiet)
     if tidy:
         function = order.tidy(function)
+    raise_messages.rewrite(function)
     bindings += _external_bindings(externals, function)
     what = f"reverse mode w.r.t. {', '.join(wrt)}" if wrt else "reverse mode"
     if check_nan:
         what += ", with NaN checks"
-    python_only = _python_only(source, bindings)
+    python_only = _python_only(source, bindings, body)
     text = _module_text(source, what, bindings, function, python_only)
     suffix = "_checked" if check_nan else ""
     path = cache.store(f"{func.__name__}__d_{_stem_of(wrt, owners)}{suffix}", text)
@@ -440,9 +448,10 @@ def _tangent(func, positions, kinds):
     function = forward.forward(source, body, wrt, namer, link, tangent_name, kinds)
     effects.restore(function)
     function = order.tidy(function)
+    raise_messages.rewrite(function)
     bindings += _external_bindings(externals, function)
     what = f"forward mode w.r.t. {', '.join(wrt)}" if wrt else "forward mode"
-    python_only = _python_only(source, bindings)
+    python_only = _python_only(source, bindings, body)
     text = _module_text(source, what, bindings, function, python_only)
     path = cache.store(f"{func.__name__}__jvp_{_stem_of(wrt, owners)}", text)
     for _, generated in bindings:
@@ -466,6 +475,7 @@ def _primal(func):
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
     bindings += _external_bindings(externals)
     python_only = _python_only(source, bindings)
+    raise_messages.rewrite(source.tree)
     text = _module_text(source, "primal copy for generated callers", bindings, source.tree,
                         python_only)
     path = cache.store(f"{func.__name__}__primal", text)
@@ -518,36 +528,19 @@ def _is_library(func):
         any(path.startswith(root + os.sep) for root in roots)
 
 
-def draws(func, _seen=None):
-    """Whether `func`, or a function of the user's it calls, draws random numbers."""
-    func = container_arguments.original(func)   # (a copy specialised on containers)
-    seen = set() if _seen is None else _seen
-    if func in seen or not resolve.is_user_function(func):
-        return False
-    seen.add(func)
-    if func not in _draws:  # parsed and resolved only: that is where draws are found
-        try:
-            source = parse.parse_function(func)
-            desugar.desugar(source)
-            resolution = resolve.resolve(source)
-        except S2sadError:
-            return False    # (its own transformation reports what is wrong)
-        _draws[func] = (any(facts.DRAW.of(n) for n in nodes.walk(source.tree)),
-                        tuple(resolution.callees.values()))
-    own, callees = _draws[func]
-    return own or any(draws(c, seen) for c in callees)
-
-
-def _python_only(source, bindings):
+def _python_only(source, bindings, body=None):
     """The library functions this code (or a callee) calls whose rules are declared
     `numba=False`, and f-strings (which Numba formats differently): the whole gradient then
     runs as Python."""
     found = []
+    messages = {id(part) for top in [source.tree, *(body or ())] for n in nodes.walk(top)
+                for part in nodes.walk(raise_messages.formatted_message(n) or gast.Pass())}
     for node in nodes.walk(source.tree):
         rule = templates.rule_for(facts.REF.of(node))
         if rule is not None and not rule.numba:
             found.append(".".join(nodes.dotted_parts(node.func) or ["?"]))
-        if isinstance(node, gast.JoinedStr):  # Numba formats floats as "<object type:...>"
+        if isinstance(node, gast.JoinedStr) and id(node) not in messages:
+            # Numba formats floats as "<object type:...>" (a raise's: in object mode)
             found.append("f-strings")
         if facts.DRAW.of(node):  # (Numba's generator is not the one the function draws from)
             found.append("numpy.random draws")

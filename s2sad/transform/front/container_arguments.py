@@ -152,6 +152,7 @@ def copy_function(func, parameters, structures=None):
     copy.__signature__ = inspect.Signature(parameters)
     facts.ORIGINAL.put(copy, original(func))
     facts.STRUCTURES.put(copy, structures_of(func))
+    facts.TYPES.put(copy, facts.TYPES.of(func))  # (the kinds a caller passes: kind_tests.py)
     if structures is not None:
         facts.STRUCTURES.put(copy, structures)
     return copy

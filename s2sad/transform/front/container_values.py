@@ -471,7 +471,8 @@ def is_append(node):
 def static_constant(node):
     """A str, None, bool or function written in a call (container_arguments.is_static_literal)."""
     return isinstance(node, gast.Constant) and (
-        is_static_value(node.value) and not isinstance(node.value, bytes) or callable(node.value))
+        is_static_value(node.value) and not isinstance(node.value, bytes) or
+        callable(node.value) or facts.DEFAULTED.of(node) is True)  # (a default left: kind_tests)
 
 
 def interesting(node):

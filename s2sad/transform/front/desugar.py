@@ -106,7 +106,7 @@ class _Desugar:
         tree = self.source.tree
         functional.rewrite(tree, self.source.func)   # map and functools.partial
         generators.inline(self.source, self.taken)    # `for v in a_generator(...)`
-        _call_through_aliases(tree, self.source.func)
+        functional.call_through_aliases(tree, self.source.func)
         for arg in nodes.walk(tree.args):  # annotations say nothing about values: not read
             if isinstance(arg, gast.Name):
                 arg.annotation = None
@@ -145,6 +145,10 @@ class _Desugar:
                 continue
             if _sets_flags(statement):
                 continue  # `v.setflags(write=False)`: no value changes (see _sets_flags)
+            if isinstance(statement, gast.Delete) and \
+                    all(isinstance(t, gast.Name) for t in statement.targets):
+                self._deleted(statement, statements[statements.index(statement) + 1:])
+                continue  # `del x`: x's life ends here; nothing to compute
             if isinstance(statement, gast.Assert):
                 statement = _as_if(statement)
             messages.spelled_out(statement)  # `raise E(f"...")`: with str and + (Numba)
@@ -329,6 +333,17 @@ class _Desugar:
             out.append(gast.copy_location(
                 gast.Assign([target], _element(iterable, index), None), like))
 
+    def _deleted(self, statement, after):
+        """`del x` is dropped: report a read of x after it that no assignment comes before."""
+        for name in (t.id for t in statement.targets):
+            for later in after:
+                if name in nodes.names_loaded(later):
+                    self.report(later, f"'{name}' is read after `del {name}`",
+                                why="Python raises NameError here", fix=f"remove `del {name}`")
+                    break
+                if name in nodes.names(later):
+                    break
+
     def _shadowed(self, name):
         return name in self.source.func.__globals__  # a global of that name: not the builtin
 
@@ -379,10 +394,15 @@ class _Desugar:
     def comprehension_loop(self, comprehension, body, like):
         """The nested loops of a comprehension around `body`, its names renamed apart."""
         renames = {}
-        for generator in comprehension.generators:
+        for generator in comprehension.generators:  # (`for x in x`: the iterable is the
+            _Rename(dict(renames)).visit(generator.iter)  # enclosing scope's x)
             for name in nodes.names(generator.target):
                 renames[name] = self.fresh(name)
-        _Rename(renames).visit(comprehension)
+            _Rename(renames).visit(generator.target)
+            generator.ifs = [_Rename(renames).visit(t) for t in generator.ifs]
+        for part in ("elt", "key", "value"):
+            if getattr(comprehension, part, None) is not None:
+                setattr(comprehension, part, _Rename(renames).visit(getattr(comprehension, part)))
         for statement in body:
             _Rename(renames).visit(statement)
         for generator in reversed(comprehension.generators):
@@ -547,38 +567,3 @@ def _element(iterable, index):
 
 def _minus(value, k):
     return gast.BinOp(value, gast.Sub(), nodes.constant(k))
-
-
-def _call_through_aliases(tree, func):
-    """`h = helper` (or `op = np.tanh`) then `h(x)`: the call names the function itself, and the
-    assignment goes. Only for a name assigned once, to a global (or closure) name or attribute
-    chain that denotes a callable, and read only as the function of calls."""
-    params = {a.id for a in nodes.walk(tree.args) if isinstance(a, gast.Name)}
-    stored = {}
-    for node in nodes.walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            stored[node.id] = stored.get(node.id, 0) + 1
-    called = {id(n.func) for n in nodes.walk(tree) if isinstance(n, gast.Call)}
-    aliases, assignments = {}, []
-    for node in nodes.walk(tree):
-        if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
-                isinstance(node.targets[0], gast.Name) and stored[node.targets[0].id] == 1):
-            continue
-        name, chain = node.targets[0].id, nodes.dotted_parts(node.value)
-        if chain is None or chain[0] in stored or chain[0] in params or name in params or \
-                not callable(functional.denoted(func, chain)):
-            continue
-        if all(id(n) in called for n in nodes.walk(tree) if isinstance(n, gast.Name) and
-               n.id == name and isinstance(n.ctx, gast.Load)):
-            aliases[name] = node.value
-            assignments.append(node)
-    if not aliases:
-        return
-    for node in nodes.walk(tree):
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
-                node.func.id in aliases:
-            node.func = gast.copy_location(nodes.clone(aliases[node.func.id]), node.func)
-        for field in ("body", "orelse"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and any(s in assignments for s in block):
-                block[:] = [s for s in block if s not in assignments] or [gast.Pass()]

@@ -12,6 +12,9 @@ Runs first in desugar.py, on the parsed tree:
     h = partial(g, a, k=2)                  _h0 = a
     out = h(x) + h(y)                       out = g(_h0, x, k=2) + g(_h0, y, k=2)
 
+    op = np.tanh                            (left out)
+    y = op(x)                               y = np.tanh(x)
+
 A partial's arguments are evaluated where the partial is made, as Python does: a name or
 constant is read there into a variable of its own. A partial kept for anything else than calls
 (returned, stored, passed on) is left for the later stages to report.
@@ -192,3 +195,38 @@ class _Functional:
             comprehension.from_map = True
             return comprehension
         return node
+
+
+def call_through_aliases(tree, func):
+    """`h = helper` (or `op = np.tanh`) then `h(x)`: the call names the function itself, and the
+    assignment goes. Only for a name assigned once, to a global (or closure) name or attribute
+    chain that denotes a callable, and read only as the function of calls."""
+    params = {a.id for a in nodes.walk(tree.args) if isinstance(a, gast.Name)}
+    stored = {}
+    for node in nodes.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stored[node.id] = stored.get(node.id, 0) + 1
+    called = {id(n.func) for n in nodes.walk(tree) if isinstance(n, gast.Call)}
+    aliases, assignments = {}, []
+    for node in nodes.walk(tree):
+        if not (isinstance(node, gast.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0], gast.Name) and stored[node.targets[0].id] == 1):
+            continue
+        name, chain = node.targets[0].id, nodes.dotted_parts(node.value)
+        if chain is None or chain[0] in stored or chain[0] in params or name in params or \
+                not callable(denoted(func, chain)):
+            continue
+        if all(id(n) in called for n in nodes.walk(tree) if isinstance(n, gast.Name) and
+               n.id == name and isinstance(n.ctx, gast.Load)):
+            aliases[name] = node.value
+            assignments.append(node)
+    if not aliases:
+        return
+    for node in nodes.walk(tree):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id in aliases:
+            node.func = gast.copy_location(nodes.clone(aliases[node.func.id]), node.func)
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s in assignments for s in block):
+                block[:] = [s for s in block if s not in assignments] or [gast.Pass()]

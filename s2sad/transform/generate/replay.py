@@ -21,12 +21,23 @@ import gast
 
 from s2sad.runtime import rt
 
+from s2sad.errors import S2sadError
+
 from .. import facts, nodes
+from ..front import container_arguments, desugar, parse, resolve
 
 
-def mark(body, namer, draws):
-    """Keep the generators' states before each call in `body` whose callee draws (`draws(f)`
-    says whether f or a function it calls does)."""
+_draws = {}   # function -> (whether its code draws, the functions it calls): `draws`
+
+
+def forget():
+    """Forget what `draws` found (functions or their globals changed)."""
+    _draws.clear()
+
+
+def mark(body, namer):
+    """Keep the generators' states before each call in `body` whose callee draws (or a
+    function it calls does)."""
     for block in list(nodes.statement_lists(gast.Module(body, []))):
         for statement in list(block):
             call = getattr(statement, "value", None)
@@ -51,3 +62,23 @@ def wrapped(adjoint_call, kept, namer):
     back = nodes.call("rt.replay", nodes.name(now))
     facts.REF.put(back, rt.replay)
     return [nodes.assign(now, replay), adjoint_call, gast.Expr(back)]
+
+
+def draws(func, _seen=None):
+    """Whether `func`, or a function of the user's it calls, draws random numbers."""
+    func = container_arguments.original(func)   # (a copy specialised on containers)
+    seen = set() if _seen is None else _seen
+    if func in seen or not resolve.is_user_function(func):
+        return False
+    seen.add(func)
+    if func not in _draws:  # parsed and resolved only: that is where draws are found
+        try:
+            source = parse.parse_function(func)
+            desugar.desugar(source)
+            resolution = resolve.resolve(source)
+        except S2sadError:
+            return False    # (its own transformation reports what is wrong)
+        _draws[func] = (any(facts.DRAW.of(n) for n in nodes.walk(source.tree)),
+                        tuple(resolution.callees.values()))
+    own, callees = _draws[func]
+    return own or any(draws(c, seen) for c in callees)
