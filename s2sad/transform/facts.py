@@ -72,6 +72,7 @@ REF = Fact(
     " a module, a helper of rt): how later stages know what `np.sum` or `g(x)` calls",
     _ANY, ("front/resolve", "front/resolve_values", "front/normalize", "front/idioms",
            "front/constants", "front/container_arguments", "front/container_buffers",
+           "front/container_methods",
            "front/container_values", "front/library_calls", "generate/scalar_loops"),
     ("front/recursion", "front/container_values", "front/normalize", "front/idioms",
      "front/constants", "front/inline", "front/container_arguments", "front/containers", "analysis/activity", "analysis/aliases",
@@ -80,7 +81,7 @@ REF = Fact(
      "generate/saves", "generate/scalar_loops", "template", "pipeline"))
 USER = Fact(
     "user", "the name or call is a function of the user's (generated recursively, or inlined)",
-    (bool,), ("front/resolve", "front/normalize"),
+    (bool,), ("front/resolve", "front/normalize", "front/container_methods"),
     ("front/normalize", "front/constants", "front/container_values", "front/resolve",
      "front/inline", "analysis/aliases", "analysis/kinds", "generate/blocks", "generate/forward",
      "generate/saves", "generate/scalar_loops", "pipeline"), default=False)
@@ -98,6 +99,10 @@ FIELD = Fact(
     " (containers read it; False once reported)", (bool,),
     ("front/resolve", "front/resolve_values", "front/container_values"),
     ("front/container_arguments",), default=False)
+METHOD = Fact(
+    "method", "a method call on an object an argument holds (`var.pdf(y)`, var an element of a"
+    " list of objects): bound when containers know the object", (bool,), ("front/resolve",),
+    ("front/container_values",), default=False)
 PATH = Fact(
     "path", "a parameter made from a container's leaf: its path for messages (`params['W1']`)",
     (str,), ("front/container_arguments",), ("analysis/clogs",))

@@ -36,6 +36,12 @@ def is_record(value):
                                numpy.ndarray, numpy.generic))
 
 
+def is_frozen(value):
+    """A scipy.stats distribution frozen with its parameters, held as a record of them
+    (library_calls.frozen_parameters; container_methods.py binds its methods)."""
+    return library_calls.frozen_parameters(value) is not None
+
+
 def is_static_value(value):
     """A value that is no number: a str, None or a bool, inlined as a constant."""
     return value is None or isinstance(value, (str, bytes, bool, numpy.bool_))
@@ -48,8 +54,11 @@ def record_fields(value):
     cannot read them."""
     if dataclasses.is_dataclass(value):
         return tuple(f.name for f in dataclasses.fields(value))
+    frozen = library_calls.frozen_parameters(value)
+    if frozen is not None:
+        return tuple(frozen[1])
     return tuple(name for name, item in vars(value).items()
-                 if is_static_value(item) or is_record(item) or
+                 if is_static_value(item) or is_record(item) or is_frozen(item) or
                  isinstance(item, (dict, list, tuple, int, float, numpy.ndarray, numpy.number)))
 
 
@@ -175,6 +184,8 @@ class Reads(nodes.Transformer):
 
     def visit_Call(self, node):
         owner = self.owner
+        if facts.METHOD.of(node):  # `var.pdf(y)` of an object an argument holds
+            return owner.bound_method(node, self, self.like)
         grown = owner.growing_read(node)
         if grown is not None:
             return gast.copy_location(grown, node)

@@ -26,7 +26,7 @@ from .. import facts
 from . import container_arguments as arguments
 from . import container_cells as cells
 from . import container_buffers as buffers
-from . import container_values as values
+from . import container_methods, container_values as values
 from .. import nodes
 from . import resolve
 
@@ -430,6 +430,10 @@ class _Scalarize:
                 len(node.args) == 1 and isinstance(node.args[0], gast.Name) and \
                 node.args[0].id in self.held:
             return len(self.held[node.args[0].id].items)
+        if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) in (["min"], ["max"]):
+            found = [self.integer(a) for a in node.args]  # (`zip(a, b)`, desugared)
+            return None if None in found or not found or node.keywords else \
+                (min if node.func.id == "min" else max)(found)
         return None
 
     def key(self, node, like):
@@ -509,6 +513,8 @@ class _Scalarize:
             return None
         return arguments.pass_leaves(self, call, like)
 
+    bound_method = container_methods.bind  # `var.pdf(y)`, var known now
+
     def specialised_name(self, name, copy):
         """The name calls of `copy` (a specialised function) use: one per copy."""
         for emitted, known in self.specialised.items():
@@ -518,14 +524,11 @@ class _Scalarize:
         self.specialised[emitted] = copy
         return emitted
 
-    def is_view(self, node):
-        return values.is_view(self, node)
-
+    is_view = values.is_view
     def pack_star_arguments(self, call):
         resolve.pack_star_arguments(call, facts.REF.of(call))
 
-    def tuple_count(self, call):
-        return values.tuple_count(call)
+    tuple_count = staticmethod(values.tuple_count)
 
     def element(self, node, like):
         """The element `node` (a subscript of a container) reads: an atom or a Container."""

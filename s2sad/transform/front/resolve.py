@@ -274,6 +274,11 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             node.func.value = receiver  # `rng.normal(...)`: a generator given as an argument
             facts.DRAW.put(node, True)
             return node
+        if (method is None or method.attribute) and self._local(receiver) and \
+                self._held_method(name):
+            node.func.value = receiver  # `var.pdf(y)`, var an element of a list of objects:
+            facts.METHOD.put(node, True)  # bound once containers.py knows var
+            return node
         if method is None or method.attribute:
             self.report(node.func, f"the array method `.{name}(...)` is not supported",
                         why="s2sad knows the methods listed in docs/coverage.md",
@@ -284,6 +289,13 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
         if method.pack and len(args) > 1:
             args = [gast.Tuple(args, gast.Load())]
         return self._as_function(method, [receiver, *args], node.keywords, node)
+
+    def _held_method(self, name):
+        """Whether an object an argument holds (a field, an element of a list) has a method
+        `name`: a class of the user's, or a frozen scipy.stats distribution."""
+        return any(isinstance(held, library_calls.Frozen) or  # (one without a rule: said then)
+                   isinstance(inspect.getattr_static(held, name, None), types.FunctionType)
+                   for held in self.classes.values())
 
     def _user_call(self, node, chain, function, args):
         """`node` as a call of the user's function `function` with `args`."""
@@ -454,17 +466,23 @@ def pack_star_arguments(call, func):
 
 def classes_of(structures):
     """{parameter: its class} for the parameters given objects of a class that can be found
-    by its name (`structures`: (parameter, spec) pairs, api/pytrees.py)."""
+    by its name (`structures`: (parameter, spec) pairs, api/pytrees.py), and fields of them,
+    `self._f`; objects in lists and dicts too (`self._vars[0]`), and frozen scipy.stats
+    distributions (a library_calls.Frozen)."""
     found = {}
 
     def walk(path, spec):
-        typename = spec[4] if isinstance(spec, tuple) and len(spec) == 5 and \
-            spec[0] == "record" else None
-        module, _, qualname = (typename or "").rpartition(".")
-        holder = sys.modules.get(module)
-        for part in qualname.split(".") if holder is not None and "<" not in qualname else ():
-            holder = getattr(holder, part, None)
-        if isinstance(holder, type):
+        if isinstance(spec, tuple) and len(spec) == 5 and spec[0] != "record":
+            for key, part in zip(spec[1], spec[2]):  # (objects in a list: `self._vars[0]`)
+                walk(f"{path}[{key!r}]", part)
+            return
+        typename = spec[4] if isinstance(spec, tuple) and len(spec) == 5 else None
+        family = library_calls.frozen_family(typename)
+        if family is not None:
+            found[path] = library_calls.Frozen(family)
+            return
+        holder = class_named(typename)
+        if holder is not None:
             found[path] = holder  # (a record in a record: `self._f`, its path)
             for field, part in zip(spec[3], spec[2]):
                 walk(f"{path}.{field}", part)
@@ -472,6 +490,15 @@ def classes_of(structures):
     for name, spec in structures:
         walk(name, spec)
     return found
+
+
+def class_named(typename):
+    """The class a record's type name (module.qualname, api/pytrees.py) names, else None."""
+    module, _, qualname = (typename or "").rpartition(".")
+    holder = sys.modules.get(module)
+    for part in qualname.split(".") if holder is not None and "<" not in qualname else ():
+        holder = getattr(holder, part, None)
+    return holder if isinstance(holder, type) else None
 
 
 def _defaults_of(args, parameters):
