@@ -248,7 +248,9 @@ def load_library_rules(everything=False):
         return False
     due = [library for library in _pending if everything or library in sys.modules]
     for library in due:
-        module = _pending.pop(library)  # first: importing it registers rules, which calls here
+        module = _pending.pop(library, None)  # first: importing it registers rules, which
+        if module is None:                    # calls here (and may load the others)
+            continue
         before = CHANGES[0]
         importlib.import_module(f".{module}", __package__)
         _LIBRARY_CHANGES[0] += CHANGES[0] - before

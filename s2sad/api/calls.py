@@ -32,7 +32,7 @@ from s2sad.transform.front import constants, container_arguments, fence, global_
     resolve
 from s2sad.transform import pipeline
 
-from . import binding, pytrees
+from . import binding, library_functions, pytrees
 
 DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
 
@@ -58,6 +58,7 @@ class Transformed:
                 if isinstance(wrt, (tuple, list)) else \
                 binding.position(func, self.bound, signature, wrt)
             func = self.bound.func
+        func = self.bound.func  # (a library function: one calling it, library_functions.py)
         check_function(func, type(self).kind)
         if jit not in (None, True, False):
             raise argument_error(f"jit={jit!r}: expected True, False or None",
@@ -147,12 +148,15 @@ class Transformed:
     def flat(self, values):
         """`values` (the function's own arguments) as the generated function takes them."""
         names = list(self.signature.parameters)
-        if not any(pytrees.is_container(v) or resolve.is_function_value(v) for v in values):
+        flags = library_functions.is_made(self.func)  # (`axis=None`: its rule's, constants)
+        if not any(pytrees.is_container(v) or resolve.is_function_value(v) or
+                   flags and pytrees.is_static(v) for v in values):
             return pytrees.Arguments(values, pytrees.plain_layout(names, values, self.positions))
         if self._taken is None:
             self._taken = container_arguments.code_names(self.user_function())
         cells = []
-        flat, layout = flatten_arguments(names, values, self.positions, set(self._taken), cells)
+        flat, layout = flatten_arguments(names, values, self.positions, set(self._taken), cells,
+                                         flags)
         return pytrees.Arguments(flat, layout, cells)
 
     def constants(self):
@@ -380,14 +384,19 @@ def _wrt_fix(item, names):
             f"negative from the end){hint}")
 
 
-def flatten_arguments(names, values, positions, taken, cells=None):
+def flatten_arguments(names, values, positions, taken, cells=None, flags=False):
     """The arguments with each container (a pytree) replaced by its leaves, and their Layout;
     leaves of `wrt` arguments as floats; every bad leaf reported at once. The cells of the
-    records' written fields are appended to `cells` (pytrees.flatten)."""
+    records' written fields are appended to `cells` (pytrees.flatten). With `flags`, a None,
+    bool or str argument is a constant the function is specialised on."""
     flat, flat_names, spans, structures, problems = [], [], [], [], []
     taken.update(names)
     for i, (name, value) in enumerate(zip(names, values)):
         start = len(flat)
+        if flags and pytrees.is_static(value) and i not in positions:
+            structures.append((name, (pytrees.STATIC, value)))
+            spans.append((start, start))
+            continue
         if not (pytrees.is_container(value) or resolve.is_function_value(value)) or \
                 (i not in positions and pytrees.is_shape(value)):
             flat.append(value)

@@ -165,7 +165,8 @@ class HvpFunction(Transformed):
 
     def __init__(self, func, wrt, jit, strict=False):
         super().__init__(func, wrt, jit, strict)
-        self.user_func = func
+        # (a library function given: the function s2sad made to call it, library_functions.py)
+        self.user_func = self.func if self.bound.plain else func
         self.user_signature = self.signature
         self.directional = {}  # per container structure: made on first use
 
