@@ -95,3 +95,14 @@ def test_minkowski_in_p_and_a_compiled_distance():
 def test_a_library_function_without_a_rule_is_still_refused_clearly():
     with pytest.raises(s2sad.S2sadError, match="chebyshev"):
         s2sad.grad(lambda u: distance.chebyshev(u, np.ones(3)), jit=False)(np.zeros(3))
+
+
+def signed_mixture(a, b):
+    """log|sum b e^a| with weights of both signs, as return_sign=True gives it."""
+    value, sign = scipy.special.logsumexp(a, axis=1, b=b, return_sign=True)
+    return np.sum(value * sign)
+
+
+def test_logsumexp_with_return_sign():
+    a, b = RNG.normal(size=(3, 4)), RNG.uniform(-1.0, 2.0, (3, 4))
+    check_gradient(signed_mixture, (a, b), (0, 1), jit=False)
