@@ -300,3 +300,6 @@ def kept_sum(z, t, axis):
 @tangent(rt.kept_sum)
 def kept_sum_tangent(z, t, axis):
     d[z] = rt.kept_sum(d[t], axis)
+
+
+from . import scipy_incomplete  # noqa: E402,F401  (the incomplete gamma and beta functions)

@@ -67,7 +67,7 @@ def prior_log_density(theta, priors):
 
 
 def test_frozen_distributions_in_a_dict_argument():
-    priors = {"rate": stats.gamma(2.0, scale=1.5), "shift": stats.laplace(0.5),
+    priors = {"rate": stats.gamma(2.0, scale=1.5), "shift": t(3.0, loc=0.5),
               "noise": norm(0.0, 0.1)}
     theta = np.array([1.2, 0.3, 0.05, -0.02])
     check_gradient(prior_log_density, (theta, priors), 0, jit=False)
