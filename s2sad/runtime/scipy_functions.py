@@ -14,9 +14,10 @@ import numpy as np
 
 from .dispatch import by_type, is_array, jitable
 
-__all__ = ["rosen", "rosen_der", "rosen_hess_prod", "rosen_hess_prod_der", "rosen_hess_prod_x",
-           "sqeuclidean", "euclidean", "cityblock",
-           "minkowski", "cosine", "cosine_der", "cosine_weights_der", "braycurtis", "braycurtis_der"]
+__all__ = ["rosen", "rosen_der", "rosen_hess_prod", "rosen_hess_prod_der",
+           "rosen_hess_prod_x", "sqeuclidean", "euclidean", "cityblock",
+           "minkowski", "cosine", "cosine_der", "cosine_weights_der", "braycurtis",
+           "braycurtis_der"]
 
 
 @by_type
