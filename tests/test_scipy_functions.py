@@ -2,6 +2,8 @@
 scipy.spatial.distance (templates/scipy_optimize.py, templates/scipy_spatial.py), used the way
 people use them, against central finite differences and scipy's own derivatives. The rules
 themselves are verified one by one by `s2sad verify`; compiled cases here are few."""
+import functools
+import math
 import warnings
 
 import numpy as np
@@ -34,11 +36,15 @@ def test_logsumexp_given_to_grad_goes_through_its_rule_jit_on_and_off():
 
 def test_other_library_functions_given_to_grad():
     assert_close(s2sad.grad(np.sin, jit=False)(0.3), np.cos(0.3))
+    assert_close(s2sad.grad(math.sin, jit=False)(0.3), np.cos(0.3))
+    assert_close(s2sad.grad(functools.partial(np.add, 1.0), jit=False)(0.3), 1.0)
     assert_close(s2sad.grad(scipy.special.gammaln, jit=False)(2.5),
                  scipy.special.digamma(2.5))
     x = RNG.normal(size=3)
     assert_close(s2sad.grad(np.arctan2, wrt=1, jit=False)(0.4, 1.3),
                  finite_difference(np.arctan2, (0.4, 1.3), 1))
+    assert_close(s2sad.grad(np.linalg.norm, jit=False)(x), x / np.linalg.norm(x))
+    assert_close(s2sad.grad(np.prod, jit=False)(x), np.prod(x) / x)  # (numpy's _NoValue)
     assert_close(s2sad.jacobian(scipy.special.log_softmax, jit=False)(x),
                  np.eye(3) - scipy.special.softmax(x)[None, :])
 

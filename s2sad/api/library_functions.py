@@ -80,11 +80,12 @@ def _parameters(func):
     for p in inspect.signature(func).parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue  # (not passed: the function made has the named parameters only)
+        if p.default is not p.empty and not _literal(p.default):
+            continue  # (numpy's _NoValue: left to the function's own default)
         if p.kind == p.KEYWORD_ONLY and not star:
             parameters.append("*")
             star = True
-        written = p.name if p.default is p.empty or not _literal(p.default) else \
-            f"{p.name}={p.default!r}"
+        written = p.name if p.default is p.empty else f"{p.name}={p.default!r}"
         parameters.append(written)
         passed.append(p.name if p.kind == p.POSITIONAL_ONLY or not passed else
                       f"{p.name}={p.name}")
