@@ -130,3 +130,21 @@ def test_a_frozen_distribution_without_a_rule_is_an_error_naming_it():
     text = str(error.value)
     assert "scipy.stats.weibull_min.logpdf has no rule in s2sad" in text
     assert "self.d.logpdf(x)" in text
+
+
+# ---- held by module-level objects and containers -------------------------------------------------
+
+PRIORS = [norm(0.0, 1.0), t(3.0, loc=1.0)]
+PAIR = (norm(0.5, 2.0), norm(-1.0, 0.5))
+MODEL = Gaussian(np.array([0.0, 1.0]), np.array([[2.0, 0.3], [0.3, 1.0]]))
+
+
+def module_priors(x):
+    total = 0.0
+    for d in PRIORS:
+        total += np.sum(d.logpdf(x))
+    return total + np.sum(PAIR[1].logcdf(x)) + MODEL(x) + MODEL._phi.logpdf(x)
+
+
+def test_frozen_distributions_in_module_lists_and_objects():
+    check_gradient(module_priors, (np.array([0.3, -0.2]),), 0, jit=False)

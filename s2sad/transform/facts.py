@@ -102,7 +102,7 @@ FIELD = Fact(
 METHOD = Fact(
     "method", "a method call on an object an argument holds (`var.pdf(y)`, var an element of a"
     " list of objects): bound when containers know the object", (bool,), ("front/resolve",),
-    ("front/container_values",), default=False)
+    ("front/container_values", "front/container_arguments"), default=False)
 PATH = Fact(
     "path", "a parameter made from a container's leaf: its path for messages (`params['W1']`)",
     (str,), ("front/container_arguments",), ("analysis/clogs",))

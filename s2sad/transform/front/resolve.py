@@ -274,8 +274,9 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             node.func.value = receiver  # `rng.normal(...)`: a generator given as an argument
             facts.DRAW.put(node, True)
             return node
-        if (method is None or method.attribute) and self._local(receiver) and \
-                self._held_method(name):
+        if (method is None or method.attribute) and (self._local(receiver) or self._in_global(
+                receiver)) and (self._held_method(name) or not self.classes and
+                                self._field_of_parameter(receiver)):
             node.func.value = receiver  # `var.pdf(y)`, var an element of a list of objects:
             facts.METHOD.put(node, True)  # bound once containers.py knows var
             return node
@@ -295,7 +296,34 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
         `name`: a class of the user's, or a frozen scipy.stats distribution."""
         return any(isinstance(held, library_calls.Frozen) or  # (one without a rule: said then)
                    isinstance(inspect.getattr_static(held, name, None), types.FunctionType)
-                   for held in self.classes.values())
+                   for held in [*self.classes.values(), *self._module_objects()])
+
+    def _module_objects(self):
+        """The classes of the objects, and the frozen distributions, in the module lists,
+        tuples and dicts the function reads (`PRIORS = [norm(0, 1), t(3)]`)."""
+        found, stack = [], [self.namespace.get(n) for n in code_names(self.source.func.__code__)
+                            if isinstance(self.namespace.get(n), (list, tuple, dict))]
+        while stack and len(found) < 1000:
+            value = stack.pop()
+            if isinstance(value, (list, tuple, dict)):
+                stack += list(value.values() if isinstance(value, dict) else value)
+            elif container_values.is_frozen(value):
+                found.append(library_calls.Frozen(""))
+            elif is_record_constant(value):
+                found.append(type(value))
+        return found
+
+    def _in_global(self, receiver):
+        """`PAIR[1]`: an element of a module list, tuple or dict."""
+        root = nodes.root_name(receiver)
+        return root is not None and root not in self.locals and isinstance(
+            self.namespace.get(root), (list, tuple, dict))
+
+    def _field_of_parameter(self, receiver):
+        """`self._phi` of a parameter whose structure is not known here (a method inlined
+        into its caller: what `self` holds is known there)."""
+        return isinstance(receiver, gast.Attribute) and \
+            nodes.root_name(receiver) in {a.id for a in parameters(self.source.tree.args)}
 
     def _user_call(self, node, chain, function, args):
         """`node` as a call of the user's function `function` with `args`."""
@@ -445,6 +473,7 @@ def is_constant_container(value):
         return False
     return bool(items) and all(
         is_constant_array(v) or is_constant_container(v) or is_function_value(v) or
+        container_values.is_frozen(v) or
         container_values.is_static_value(v) and not isinstance(v, bytes) or
         (isinstance(v, (numbers.Real, numpy.floating)) and not isinstance(v, (bool, numpy.bool_)))
         for v in items)
