@@ -251,7 +251,8 @@ def load_library_rules(everything=False):
         module = _pending.pop(library, None)  # first: importing it registers rules, which
         if module is None:                    # calls here (and may load the others)
             continue
-        before = CHANGES[0]
+        before, counted = CHANGES[0], _LIBRARY_CHANGES[0]
         importlib.import_module(f".{module}", __package__)
-        _LIBRARY_CHANGES[0] += CHANGES[0] - before
+        # (what a library loaded inside this one counted is counted once)
+        _LIBRARY_CHANGES[0] += (CHANGES[0] - before) - (_LIBRARY_CHANGES[0] - counted)
     return bool(due)

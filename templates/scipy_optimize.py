@@ -32,7 +32,8 @@ def rosen_der_tangent(z, x):
     d[z] = rt.rosen_hess_prod(x, d[x])
 
 
-# The Hessian is symmetric: d/dp (g . H p) = H g; d/dx is rosen's third derivative.
+# The Hessian is symmetric: d/dp (g . H p) = H g; d/dx is rosen's third derivative T(x), a
+# symmetric tensor: rosen_hess_prod_der(x, p, g) = T(x)[p, g], so it is the tangent along x too.
 @adjoint(optimize.rosen_hess_prod, call_as=rt.rosen_hess_prod, checks=[
     check("{f}(x, p) * w", x=(5,), p=(5,), w=(5,)), check("{f}(x, p) * w", x=(2,), p=(2,), w=(2,))])
 def rosen_hess_prod(z, x, p):
@@ -42,4 +43,20 @@ def rosen_hess_prod(z, x, p):
 
 @tangent(optimize.rosen_hess_prod)
 def rosen_hess_prod_tangent(z, x, p):
-    d[z] = rt.rosen_hess_prod(x, d[p]) + rt.rosen_hess_prod_x(x, p, d[x])
+    d[z] = rt.rosen_hess_prod(x, d[p]) + rt.rosen_hess_prod_der(x, p, d[x])
+
+
+# T(x)[p, g] is linear in p and in g (T symmetric: the adjoints are T(x)[d, g] and T(x)[p, d]);
+# in x only its 2400 x p g term varies (rosen's fourth derivative, rt.rosen_fourth).
+@adjoint(rt.rosen_hess_prod_der, checks=[
+    check("{f}(x, p, g) * w", x=(5,), p=(5,), g=(5,), w=(5,))])
+def rosen_hess_prod_der(z, x, p, g):
+    d[x] = d[z] * rt.rosen_fourth(p, g)
+    d[p] = rt.rosen_hess_prod_der(x, d[z], g)
+    d[g] = rt.rosen_hess_prod_der(x, p, d[z])
+
+
+@tangent(rt.rosen_hess_prod_der)
+def rosen_hess_prod_der_tangent(z, x, p, g):
+    d[z] = rt.rosen_fourth(p, g) * d[x] + rt.rosen_hess_prod_der(x, d[p], g) + \
+        rt.rosen_hess_prod_der(x, p, d[g])

@@ -91,17 +91,26 @@ def cityblock_tangent(z, u, v, w=None):
     d[z] = numpy.sum(rt.weighted(numpy.sign(u - v), w) * (d[u] - d[v]) + d[w] * numpy.abs(u - v))
 
 
+# (written with NumPy and rt.weighted, which have rules: tangents are differentiated again)
 @tangent(distance.cosine)
 def cosine_tangent(z, u, v, w=None):
-    d[z] = numpy.sum(rt.cosine_der(u, v, w) * d[u] + rt.cosine_der(v, u, w) * d[v] +
-                     rt.cosine_weights_der(u, v, w) * d[w])
+    d[z] = (numpy.sum(rt.weighted(u * v, w)) * (
+        numpy.sum(rt.weighted(u * d[u], w)) / numpy.sum(rt.weighted(u * u, w)) +
+        numpy.sum(rt.weighted(v * d[v], w)) / numpy.sum(rt.weighted(v * v, w))) -
+        numpy.sum(rt.weighted(d[u] * v + u * d[v], w)) + numpy.sum(d[w] * (
+            0.5 * numpy.sum(rt.weighted(u * v, w)) * (
+                u * u / numpy.sum(rt.weighted(u * u, w)) +
+                v * v / numpy.sum(rt.weighted(v * v, w))) - u * v))) / \
+        numpy.sqrt(numpy.sum(rt.weighted(u * u, w)) * numpy.sum(rt.weighted(v * v, w)))
 
 
 @tangent(distance.braycurtis)
 def braycurtis_tangent(z, u, v, w=None):
-    d[z] = numpy.sum(rt.braycurtis_der(u, v, w) * d[u] + rt.braycurtis_der(v, u, w) * d[v] +
-                     d[w] * (numpy.abs(u - v) - z * numpy.abs(u + v)) /
-                     numpy.sum(rt.weighted(numpy.abs(u + v), w)))
+    d[z] = (numpy.sum(rt.weighted(numpy.sign(u - v) * (d[u] - d[v]), w) +
+                      d[w] * numpy.abs(u - v)) -
+            z * numpy.sum(rt.weighted(numpy.sign(u + v) * (d[u] + d[v]), w) +
+                          d[w] * numpy.abs(u + v))) / \
+        numpy.sum(rt.weighted(numpy.abs(u + v), w))
 
 
 @tangent(distance.minkowski)

@@ -15,7 +15,7 @@ import numpy as np
 from .dispatch import by_type, is_array, jitable
 
 __all__ = ["rosen", "rosen_der", "rosen_hess_prod", "rosen_hess_prod_der",
-           "rosen_hess_prod_x", "sqeuclidean", "euclidean", "cityblock",
+           "rosen_fourth", "sqeuclidean", "euclidean", "cityblock",
            "minkowski", "cosine", "cosine_der", "cosine_weights_der", "braycurtis",
            "braycurtis_der"]
 
@@ -59,11 +59,10 @@ def rosen_hess_prod_der(x, p, g):
 
 
 @jitable
-def rosen_hess_prod_x(x, p, t):
-    """The derivative of rosen_hess_prod(x, p) along t in x (1-D)."""
-    out = np.zeros_like(x * p * t)
-    out[:-1] = 2400.0 * x[:-1] * t[:-1] * p[:-1] - 400.0 * (t[1:] * p[:-1] + t[:-1] * p[1:])
-    out[1:] = out[1:] - 400.0 * t[:-1] * p[:-1]
+def rosen_fourth(p, g):
+    """The derivative of rosen_hess_prod_der(x, p, g) in x: a diagonal, 2400 p g."""
+    out = np.zeros_like(p * g)
+    out[:-1] = 2400.0 * p[:-1] * g[:-1]
     return out
 
 
