@@ -67,6 +67,8 @@ from . import linalg_more, numpy_more  # noqa: E402,F401
 
 # Rules for other libraries, loaded once the library is imported (a user's rules still win).
 library_rules("scipy.special", "scipy_special")
+library_rules("scipy.optimize", "scipy_optimize")
+library_rules("scipy.spatial.distance", "scipy_spatial")
 
 __all__ = ["REGISTRY", "RESULTS", "TANGENTS", "Check", "Rule", "adjoint", "check", "d",
            "elementwise", "generation", "library_rules", "load_library_rules",

@@ -248,8 +248,11 @@ def load_library_rules(everything=False):
         return False
     due = [library for library in _pending if everything or library in sys.modules]
     for library in due:
-        module = _pending.pop(library)  # first: importing it registers rules, which calls here
-        before = CHANGES[0]
+        module = _pending.pop(library, None)  # first: importing it registers rules, which
+        if module is None:                    # calls here (and may load the others)
+            continue
+        before, counted = CHANGES[0], _LIBRARY_CHANGES[0]
         importlib.import_module(f".{module}", __package__)
-        _LIBRARY_CHANGES[0] += CHANGES[0] - before
+        # (what a library loaded inside this one counted is counted once)
+        _LIBRARY_CHANGES[0] += (CHANGES[0] - before) - (_LIBRARY_CHANGES[0] - counted)
     return bool(due)

@@ -15,7 +15,7 @@ from scipy import special
 from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
 
 from .operators import binary
-from .registry import adjoint, check, d, tangent
+from .registry import adjoint, check, d, nondifferentiable, tangent
 
 # ---- gamma and its relatives ----------------------------------------------------------------
 
@@ -184,16 +184,25 @@ R, B = (3, 4), (2, 3, 4)
     check("{f}(x, b=w)", x=(5,), w=(5,), domain=(0.2, 3.0)),
     check("{f}(x, axis=1, b=w)", x=R, w=(4,), domain=(0.2, 3.0)),
     check("{f}(x, 0, w)", x=R, w=R, domain=(0.2, 3.0)),
-    check("{f}(x, axis=0, b=w, keepdims=True)", x=B, w=(3, 4), domain=(0.2, 3.0))])
+    check("{f}(x, axis=0, b=w, keepdims=True)", x=B, w=(3, 4), domain=(0.2, 3.0)),
+    # weights of both signs: (log|sum|, sign)
+    check("out, sign = {f}(x, b=w - 1.0, return_sign=True)", x=(5,), w=(5,), domain=(0.0, 2.0),
+          numba=False),
+    check("out, sign = {f}(x, axis=1, b=w - 1.0, return_sign=True)\nout = out * sign",
+          x=R, w=R, domain=(0.0, 2.0), numba=False)])
 def logsumexp(z, a, axis=None, b=None, keepdims=False, return_sign=False):
-    d[a] = rt.weighted(rt.unreduce(d[z], a, axis) * numpy.exp(a - rt.unreduce(z, a, axis)), b)
-    d[b] = rt.unreduce(d[z], a, axis) * numpy.exp(a - rt.unreduce(z, a, axis))
+    d[a] = rt.weighted(rt.unreduce(rt.lse_value(d[z]), a, axis) * rt.lse_sign(z, a, axis) *
+                       numpy.exp(a - rt.unreduce(rt.lse_value(z), a, axis)), b)
+    d[b] = rt.unreduce(rt.lse_value(d[z]), a, axis) * rt.lse_sign(z, a, axis) * \
+        numpy.exp(a - rt.unreduce(rt.lse_value(z), a, axis))
 
 
 @tangent(special.logsumexp)
 def logsumexp_tangent(z, a, axis=None, b=None, keepdims=False, return_sign=False):
-    d[z] = rt.reshape_like(rt.reduce_sum((rt.weighted(d[a], b) + d[b]) *
-                                         numpy.exp(a - rt.logsumexp(a, axis, b, True)), axis), z)
+    d[z] = rt.lse_pack(rt.reshape_like(rt.reduce_sum(
+        (rt.weighted(d[a], b) + d[b]) * rt.lse_sign(z, a, axis) *
+        numpy.exp(a - rt.lse_value(rt.logsumexp(a, axis, b, True, return_sign))), axis),
+        rt.lse_value(z)), z)
 
 
 @adjoint(special.softmax, call_as=rt.softmax, domain=(-3.0, 3.0), checks=[
@@ -258,6 +267,29 @@ def weighted_tangent(z, x, b):
     d[z] = rt.weighted(d[x], b) + d[b] * x
 
 
+@adjoint(rt.lse_value, checks=[check("{f}(x)", x=(3,))])
+def lse_value(z, t):
+    d[t] = d[z]
+
+
+@tangent(rt.lse_value)
+def lse_value_tangent(z, t):
+    d[z] = d[t]
+
+
+@adjoint(rt.lse_pack, checks=[check("{f}(x, x)", x=(3,))])
+def lse_pack(z, t, like):
+    d[t] = rt.lse_value(d[z])
+
+
+@tangent(rt.lse_pack)
+def lse_pack_tangent(z, t, like):
+    d[z] = rt.lse_pack(d[t], like)
+
+
+nondifferentiable(rt.lse_sign, result="stop")  # piecewise constant: the cut is intended
+
+
 @adjoint(rt.kept_sum, checks=[
     check("{f}(x, None) * w", x=R, w=R), check("{f}(x, 1) * w", x=R, w=R),
     check("{f}(x, -2) * w", x=B, w=B), check("{f}(x, (0, 2)) * w", x=B, w=B, numba=False)])
@@ -268,3 +300,6 @@ def kept_sum(z, t, axis):
 @tangent(rt.kept_sum)
 def kept_sum_tangent(z, t, axis):
     d[z] = rt.kept_sum(d[t], axis)
+
+
+from . import scipy_incomplete  # noqa: E402,F401  (the incomplete gamma and beta functions)

@@ -16,9 +16,12 @@ loc, scale and the shape parameters. The formulas hold inside the support with v
 parameters (scipy returns -inf or NaN outside, and so may these); they agree with scipy to
 about 1e-13 relative there (tests/test_scipy_stats.py).
 
-Not here: a distribution function that needs an incomplete gamma or beta function (the cdf of
-t, gamma, beta, and of the discrete distributions), quantiles, moments and sampling; a call of
-them is an error naming the method.
+The distribution functions of t, gamma, beta and the discrete distributions are incomplete
+gamma and beta functions (templates/scipy_incomplete.py): differentiated w.r.t. x, loc, scale
+and the discrete distributions' continuous parameters (mu, p); a derivative w.r.t. a shape
+parameter they hold (df, a, b, and nbinom's n) is an error naming it, never a zero.
+
+Not here: quantiles, moments and sampling; a call of them is an error naming the method.
 """
 import math
 
@@ -155,6 +158,22 @@ def t_pdf(x, df, loc=0.0, scale=1.0):
     return numpy.exp(t_logpdf(x, df, loc, scale))
 
 
+def t_cdf(x, df, loc=0.0, scale=1.0):
+    return special.stdtr(df, (x - loc) / scale)
+
+
+def t_logcdf(x, df, loc=0.0, scale=1.0):
+    return numpy.log(special.stdtr(df, (x - loc) / scale))
+
+
+def t_sf(x, df, loc=0.0, scale=1.0):
+    return special.stdtr(df, -(x - loc) / scale)
+
+
+def t_logsf(x, df, loc=0.0, scale=1.0):
+    return numpy.log(special.stdtr(df, -(x - loc) / scale))
+
+
 # y^(a-1) e^-y / Gamma(a)
 def gamma_logpdf(x, a, loc=0.0, scale=1.0):
     y = (x - loc) / scale
@@ -163,6 +182,22 @@ def gamma_logpdf(x, a, loc=0.0, scale=1.0):
 
 def gamma_pdf(x, a, loc=0.0, scale=1.0):
     return numpy.exp(gamma_logpdf(x, a, loc, scale))
+
+
+def gamma_cdf(x, a, loc=0.0, scale=1.0):
+    return special.gammainc(a, (x - loc) / scale)
+
+
+def gamma_logcdf(x, a, loc=0.0, scale=1.0):
+    return numpy.log(special.gammainc(a, (x - loc) / scale))
+
+
+def gamma_sf(x, a, loc=0.0, scale=1.0):
+    return special.gammaincc(a, (x - loc) / scale)
+
+
+def gamma_logsf(x, a, loc=0.0, scale=1.0):
+    return numpy.log(special.gammaincc(a, (x - loc) / scale))
 
 
 # y^(a-1) (1-y)^(b-1) / B(a, b)
@@ -174,6 +209,23 @@ def beta_logpdf(x, a, b, loc=0.0, scale=1.0):
 
 def beta_pdf(x, a, b, loc=0.0, scale=1.0):
     return numpy.exp(beta_logpdf(x, a, b, loc, scale))
+
+
+def beta_cdf(x, a, b, loc=0.0, scale=1.0):
+    return special.betainc(a, b, (x - loc) / scale)
+
+
+def beta_logcdf(x, a, b, loc=0.0, scale=1.0):
+    return numpy.log(special.betainc(a, b, (x - loc) / scale))
+
+
+# 1 - I_y(a, b) = I_(1-y)(b, a): no cancellation near y = 1
+def beta_sf(x, a, b, loc=0.0, scale=1.0):
+    return special.betainc(b, a, 1.0 - (x - loc) / scale)
+
+
+def beta_logsf(x, a, b, loc=0.0, scale=1.0):
+    return numpy.log(special.betainc(b, a, 1.0 - (x - loc) / scale))
 
 
 # ---- multivariate ---------------------------------------------------------------------------
@@ -214,6 +266,17 @@ def poisson_pmf(k, mu, loc=0):
     return numpy.exp(poisson_logpmf(k, mu, loc))
 
 
+# P(K <= k) = Q(floor(k) + 1, mu): d/dmu = -pmf(floor(k), mu)
+def poisson_cdf(k, mu, loc=0):
+    k = numpy.floor(k - loc)
+    return numpy.where(k < 0.0, 0.0, special.gammaincc(numpy.maximum(k, 0.0) + 1.0, mu))
+
+
+def poisson_sf(k, mu, loc=0):
+    k = numpy.floor(k - loc)
+    return numpy.where(k < 0.0, 1.0, special.gammainc(numpy.maximum(k, 0.0) + 1.0, mu))
+
+
 # C(n, k) p^k (1-p)^(n-k); n (a count) may be any positive number
 def binom_logpmf(k, n, p, loc=0):
     k = k - loc
@@ -223,6 +286,21 @@ def binom_logpmf(k, n, p, loc=0):
 
 def binom_pmf(k, n, p, loc=0):
     return numpy.exp(binom_logpmf(k, n, p, loc))
+
+
+# P(K <= k) = I_(1-p)(n - k, k + 1) for 0 <= k < n (0 below, 1 from n on)
+def binom_cdf(k, n, p, loc=0):
+    k = numpy.clip(numpy.floor(k - loc), -1.0, n)
+    inside = numpy.clip(k, 0.0, n - 1.0)
+    return numpy.where(k < 0.0, 0.0, numpy.where(
+        k >= n, 1.0, special.betainc(n - inside, inside + 1.0, 1.0 - p)))
+
+
+def binom_sf(k, n, p, loc=0):
+    k = numpy.clip(numpy.floor(k - loc), -1.0, n)
+    inside = numpy.clip(k, 0.0, n - 1.0)
+    return numpy.where(k < 0.0, 1.0, numpy.where(
+        k >= n, 0.0, special.betainc(inside + 1.0, n - inside, p)))
 
 
 # k failures before the n-th success: C(k + n - 1, k) p^n (1-p)^k, n > 0 real
@@ -236,6 +314,17 @@ def nbinom_pmf(k, n, p, loc=0):
     return numpy.exp(nbinom_logpmf(k, n, p, loc))
 
 
+# P(K <= k) = I_p(n, k + 1) for k >= 0
+def nbinom_cdf(k, n, p, loc=0):
+    k = numpy.floor(k - loc)
+    return numpy.where(k < 0.0, 0.0, special.betainc(n, numpy.maximum(k, 0.0) + 1.0, p))
+
+
+def nbinom_sf(k, n, p, loc=0):
+    k = numpy.floor(k - loc)
+    return numpy.where(k < 0.0, 1.0, special.betainc(numpy.maximum(k, 0.0) + 1.0, n, 1.0 - p))
+
+
 def bernoulli_logpmf(k, p, loc=0):
     k = k - loc
     return special.xlogy(k, p) + special.xlog1py(1.0 - k, -p)
@@ -243,3 +332,12 @@ def bernoulli_logpmf(k, p, loc=0):
 
 def bernoulli_pmf(k, p, loc=0):
     return numpy.exp(bernoulli_logpmf(k, p, loc))
+
+
+def bernoulli_cdf(k, p, loc=0):
+    k = k - loc
+    return numpy.where(k < 0.0, 0.0, numpy.where(k < 1.0, 1.0 - p, 1.0))
+
+
+def bernoulli_sf(k, p, loc=0):
+    return 1.0 - bernoulli_cdf(k, p, loc)

@@ -290,12 +290,14 @@ def f(x):
     Case("builtin_len", "", call="s2sad.grad(len)", error=s2sad.ArgumentError,
          fragments=("only differentiate Python functions, not <built-in function len>",),
          at=CALL),
-    Case("math_sin", "", call="s2sad.grad(math.sin)(0.5)", error=s2sad.ArgumentError,
-         fragments=("not <built-in function sin>", "wrap the call in a `def`"), at=CALL),
-    Case("numpy_ufunc", "", call="s2sad.grad(np.add)(0.5, 1.0)", error=s2sad.ArgumentError,
-         fragments=("not <ufunc 'add'>",), at=CALL),
-    Case("partial_of_a_ufunc", "", call="s2sad.grad(functools.partial(np.add, 1.0))(0.5)",
-         error=s2sad.ArgumentError, fragments=("not <ufunc 'add'>",), at=CALL),
+    # (math.sin, np.add given to grad have rules: s2sad differentiates a call of them)
+    Case("math_floor", "", call="s2sad.grad(math.floor)(0.5)", error=s2sad.ArgumentError,
+         fragments=("not <built-in function floor>", "wrap the call in a `def`"), at=CALL),
+    Case("numpy_ufunc", "", call="s2sad.grad(np.floor_divide)(0.5, 1.0)",
+         error=s2sad.ArgumentError, fragments=("not <ufunc 'floor_divide'>",), at=CALL),
+    Case("partial_of_a_ufunc", "",
+         call="s2sad.grad(functools.partial(np.floor_divide, 1.0))(0.5)",
+         error=s2sad.ArgumentError, fragments=("not <ufunc 'floor_divide'>",), at=CALL),
     Case("defined_by_exec", """
 namespace = {}
 exec("def f(x):\\n    return x * 2.0\\n", namespace)

@@ -421,15 +421,15 @@ def test_a_draw_from_parameters_says_how_to_reparameterise():
 
 
 def _distance_to_ones(x):
-    return scipy.spatial.distance.euclidean(x, np.ones(3)) * 2.0
+    return scipy.spatial.distance.chebyshev(x, np.ones(3)) * 2.0
 
 
 def test_a_library_function_without_a_rule_is_named_at_the_call():
     with pytest.raises(s2sad.UnsupportedError) as info:
         s2sad.grad(_distance_to_ones, jit=False)(np.array([0.1, 0.2, 0.3]))
     text = str(info.value)
-    assert "no derivative rule for scipy.spatial.distance.euclidean" in text
-    assert "@s2sad.adjoint(scipy.spatial.distance.euclidean)" in text
+    assert "no derivative rule for scipy.spatial.distance.chebyshev" in text
+    assert "@s2sad.adjoint(scipy.spatial.distance.chebyshev)" in text
     assert "test_as_written.py" in text.splitlines()[0] and "_misc.py" not in text
 
 

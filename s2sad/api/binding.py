@@ -3,6 +3,8 @@
     s2sad.grad(model.energy)             Model.energy, called with model first
     s2sad.grad(loss)  (loss.__call__)    type(loss).__call__, called with loss first
     s2sad.grad(partial(f, a, k=v))       f, called with a first and k=v
+    s2sad.grad(scipy.special.logsumexp)  a function calling it, through its rule
+                                         (library_functions.py)
 
 The bound object (`self`) is an argument that is not differentiated: a dataclass instance or
 any object is passed as its attributes (api/pytrees.py), which the method reads as `self.k`.
@@ -13,6 +15,7 @@ import functools
 import inspect
 
 from s2sad.transform.front.container_values import is_static_spec, is_static_value
+from . import library_functions
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +43,8 @@ def unbind(callable_):
             inspect.isfunction(call) and not inspect.isbuiltin(callable_) and \
             not type(callable_).__module__.startswith("s2sad."):  # (what s2sad made: refused)
         return Bound(call, (callable_,))
-    return Bound(callable_)
+    made = library_functions.calling(callable_)  # scipy.special.logsumexp: through its rule
+    return Bound(made if made is not None else callable_)
 
 
 def position(callable_, bound, signature, item):

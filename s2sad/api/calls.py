@@ -60,6 +60,7 @@ class Transformed:
                 if isinstance(wrt, (tuple, list)) else \
                 binding.position(func, self.bound, signature, wrt)
             func = self.bound.func
+        func = self.bound.func  # (a library function: one calling it, library_functions.py)
         check_function(func, type(self).kind)
         if jit not in (None, True, False):
             raise argument_error(f"jit={jit!r}: expected True, False or None",

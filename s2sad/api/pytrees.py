@@ -25,11 +25,12 @@ import numpy
 
 from s2sad.transform.front.container_arguments import fresh
 from s2sad.transform.front.container_cells import CELL, Cell, is_cell, is_cell_spec
-from s2sad.transform.front.container_values import (identifier, is_record, is_static_spec,
-                                                    record_fields)
+from s2sad.transform.front.container_values import (identifier, is_frozen, is_record,
+                                                    is_static_spec, record_fields)
+from s2sad.transform.front.library_calls import frozen_parameters
 
 def is_container(value):
-    return isinstance(value, (dict, list, tuple)) or is_record(value)
+    return isinstance(value, (dict, list, tuple)) or is_record(value) or is_frozen(value)
 
 
 def is_shape(value):
@@ -54,6 +55,11 @@ def children(value):
         fields = _fields(value) or ()
         return "tuple", tuple(range(len(value))), tuple(value), fields, \
             typename if fields else "tuple"
+    frozen = frozen_parameters(value)  # a frozen scipy.stats distribution: its parameters
+    if frozen is not None:
+        typename, parameters = frozen
+        names = tuple(parameters)
+        return "record", names, tuple(parameters.values()), names, typename
     names = record_fields(value)
     return "record", names, tuple(getattr(value, n) for n in names), names, typename
 
@@ -144,6 +150,8 @@ def rebuild(like, leaves):
         return built
     if kind == "tuple":
         return type(like)(*built) if fields else tuple(built)
+    if is_frozen(like):  # a frozen distribution's gradient: by its parameters' names
+        return dict(zip(keys, built))
     return _record_like(like, dict(zip(keys, built)))
 
 

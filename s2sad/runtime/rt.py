@@ -143,3 +143,5 @@ from .statistics import *  # noqa: E402,F401,F403
 from .decompositions import *  # noqa: E402,F401,F403
 from .linalg_powers import *  # noqa: E402,F401,F403
 from .special_softmax import *  # noqa: E402,F401,F403
+from .scipy_functions import *  # noqa: E402,F401,F403
+from .special_incomplete import *  # noqa: E402,F401,F403

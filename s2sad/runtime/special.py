@@ -6,6 +6,7 @@ compiles as it is; on arrays Numba applies them element by element, while Python
 NumPy form of the same formula (`compiled_as`), so code run without the JIT stays fast.
 """
 import math
+import types
 
 import numpy as np
 
@@ -42,7 +43,7 @@ def elementwise(scalar):
         for i, v in enumerate(x.flat):
             flat[i] = scalar(float(v))
         return out
-    return loop
+    return own_code(loop, scalar)
 
 
 def elementwise_n(scalar):
@@ -53,7 +54,18 @@ def elementwise_n(scalar):
         for i, v in enumerate(x.flat):
             flat[i] = scalar(n, float(v))
         return out
-    return loop
+    return own_code(loop, scalar)
+
+
+def own_code(loop, scalar):
+    """`loop` with a code object of its own, named after `scalar`: Numba mixed up loops made
+    from one code object with different `scalar`s in one compiled function (betaln's loop ran
+    for xlogy's call), a silently wrong value."""
+    code = loop.__code__.replace(co_name=f"{loop.__name__}_{scalar.__name__}")
+    made = types.FunctionType(code, loop.__globals__, code.co_name, loop.__defaults__,
+                              loop.__closure__)
+    made.__qualname__ = f"{loop.__qualname__}_{scalar.__name__}"
+    return made
 
 
 def _digamma_series(x):

@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from .dispatch import by_type, is_array, is_scalar, jitable, loops, python_only
-from .special import digamma_of, elementwise, elementwise_n, polygamma_array, polygamma_of
+from .special import digamma_of, elementwise, elementwise_n, own_code, polygamma_array, \
+    polygamma_of
 
 __all__ = ["gammaln", "gamma", "erf", "erfc", "erfinv", "ndtr", "log_ndtr", "ndtri", "expit",
            "logit", "log_expit", "i0", "i1", "bessel_i", "betaln", "multigammaln",
@@ -329,7 +330,8 @@ def pairwise(scalar):
         for i in range(out.size):
             flat[i] = scalar(float(xs[i]), float(ys[i]))
         return out
-    return loop
+    return own_code(loop, scalar)
+
 
 
 def binary(name, scalar):
@@ -519,7 +521,7 @@ def _multi(scalar):
         for i, v in enumerate(a.flat):
             flat[i] = scalar(float(v), d)
         return out
-    return loop
+    return own_code(loop, scalar)
 
 
 _MULTIGAMMALN_LOOP = jitable(_multi(multigammaln_of))

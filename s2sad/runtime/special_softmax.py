@@ -9,10 +9,12 @@ A tuple of axes, and `return_sign=True`, run as Python.
 """
 import numpy as np
 
-from .dispatch import by_type, constant, is_array, is_int, is_none, is_scalar, jitable, \
-    python_only
+from .core import unreduce, zeros_like
+from .dispatch import by_type, constant, is_array, is_int, is_none, is_scalar, is_tuple, \
+    jitable, python_only
 
-__all__ = ["logsumexp", "softmax", "log_softmax", "weighted", "kept_sum"]
+__all__ = ["logsumexp", "softmax", "log_softmax", "weighted", "kept_sum", "lse_value",
+           "lse_sign", "lse_pack"]
 
 
 def scipy_special():
@@ -182,3 +184,30 @@ def kept_sum(t, axis):
     if is_none(axis):
         return lambda t, axis: np.full(t.shape, np.sum(t) * 1.0)
     return lambda t, axis: _kept_sum_axis(t, axis)
+
+
+# logsumexp(..., return_sign=True) returns (log|sum|, sign): its rule reads the two through
+# these, which are the value itself (and a sign of 1) for the plain result.
+
+@by_type
+def lse_value(z):
+    """log|sum b e^a|: z, or z[0] of (value, sign)."""
+    if is_tuple(z):
+        return lambda z: z[0]
+    return lambda z: z
+
+
+@by_type
+def lse_sign(z, a, axis):
+    """The sign of sum b e^a, spread over a's shape (1.0 without return_sign)."""
+    if is_tuple(z):
+        return lambda z, a, axis: unreduce(z[1], a, axis)
+    return lambda z, a, axis: 1.0
+
+
+@by_type
+def lse_pack(t, z):
+    """A tangent of logsumexp's result shaped as z: t, or (t, 0) for (value, sign)."""
+    if is_tuple(z):
+        return lambda t, z: (t, zeros_like(z[1]))
+    return lambda t, z: t

@@ -29,6 +29,10 @@ SECTIONS = {"math_rules": "`math` and builtins", "operators": "Operators",
             "numpy_linalg": "Linear algebra", "linalg_more": "Decompositions and norms",
             "numpy_shape": "Shape and indexing", "numpy_more": "More NumPy and math",
             "scipy_special": "scipy.special (compiled as s2sad's own helpers)",
+            "scipy_incomplete": "scipy.special's incomplete gamma and beta functions (compiled as "
+                                "s2sad's own helpers)",
+            "scipy_optimize": "scipy.optimize's Rosenbrock function (compiled as s2sad's own)",
+            "scipy_spatial": "scipy.spatial.distance (compiled as s2sad's own helpers)",
             "runtime": "s2sad's runtime helpers (differentiated again for second derivatives)"}
 
 

@@ -32,7 +32,8 @@ OPERATORS = {operator.add: "{0} + {1}", operator.sub: "{0} - {1}", operator.mul:
              operator.ge: "{0} >= {1}", operator.eq: "{0} == {1}", operator.ne: "{0} != {1}"}
 # what a check's code may name
 HEADER = "import math\nimport numpy\nimport scipy.special\nfrom s2sad.runtime import rt\n"
-LIBRARIES = ("scipy.special",)  # modules whose functions checks call as `module.name(...)`
+LIBRARIES = ("scipy.special", "scipy.optimize", "scipy.spatial.distance")  # functions checks
+# call as `module.name(...)`
 ELEMENTWISE_SHAPES = {1: [((),), ((4,),), ((2, 3),)],
                       2: [((), ()), ((2, 3), (2, 3)), ((2, 3), (3,)), ((), (3,)), ((3, 1), (1, 2))]}
 

@@ -73,7 +73,7 @@ REF = Fact(
     _ANY, ("front/resolve", "front/resolve_values", "front/normalize", "front/idioms",
            "front/constants", "front/container_arguments", "front/container_buffers",
            "front/container_values", "front/library_calls", "generate/scalar_loops",
-           "generate/replay", "front/kind_tests"),
+           "generate/replay", "front/kind_tests", "front/container_methods"),
     ("front/recursion", "front/kind_tests", "front/container_values", "front/normalize",
      "front/idioms", "front/constants", "front/inline", "front/container_arguments",
      "front/containers", "front/container_calls", "front/container_elements",
@@ -83,7 +83,7 @@ REF = Fact(
      "generate/saves", "generate/scalar_loops", "generate/replay", "template", "pipeline"))
 USER = Fact(
     "user", "the name or call is a function of the user's (generated recursively, or inlined)",
-    (bool,), ("front/resolve", "front/normalize"),
+    (bool,), ("front/resolve", "front/normalize", "front/container_methods"),
     ("front/normalize", "front/constants", "front/container_values", "front/resolve",
      "front/inline", "front/containers", "front/container_calls", "front/container_elements",
      "front/container_tests", "front/kind_tests",
@@ -103,6 +103,10 @@ FIELD = Fact(
     " (containers read it; False once reported)", (bool,),
     ("front/resolve", "front/resolve_values", "front/container_values"),
     ("front/container_arguments", "front/container_values"), default=False)
+METHOD = Fact(
+    "method", "a method call on an object an argument holds (`var.pdf(y)`, var an element of a"
+    " list of objects): bound when containers know the object", (bool,), ("front/resolve",),
+    ("front/container_values", "front/container_arguments"), default=False)
 PATH = Fact(
     "path", "a parameter made from a container's leaf: its path for messages (`params['W1']`)",
     (str,), ("front/container_arguments",), ("analysis/clogs",))

@@ -501,11 +501,14 @@ def _of_callee(source, callee, make):
         return make()
     except (UnsupportedError, TemplateError) as exc:
         original = container_arguments.original(callee)
+        call = next((n for n in nodes.walk(source.tree) if isinstance(n, gast.Call) and
+                     container_arguments.original(facts.REF.of(n)) is original), None)
+        if call is not None and _is_written_out(original):  # (scipy.stats.t.cdf: at the call)
+            raise type(exc)([dataclasses.replace(d, where=source.loc(call))
+                             for d in exc.diagnostics]) from None
         if not _is_library(original):
             raise
         name = f"{original.__module__}.{original.__qualname__}"
-        call = next((n for n in nodes.walk(source.tree) if isinstance(n, gast.Call) and
-                     container_arguments.original(facts.REF.of(n)) is original), None)
         first = exc.diagnostics[0].message if exc.diagnostics else str(exc)
         raise UnsupportedError([Diagnostic(
             source.loc(call) if call is not None else parse.code_location(source.func),
@@ -517,6 +520,12 @@ def _of_callee(source, callee, make):
                 f"    def {original.__name__}_adjoint(result, x, ...):\n"
                 f"        d[x] = d[result] * ...\n"
                 "or compute this value outside the differentiated function")]) from None
+
+
+def _is_written_out(func):
+    """One of s2sad's own functions standing for a library's (templates/scipy_stats.py): what
+    goes wrong in it is said at the user's call."""
+    return getattr(func, "__module__", "").startswith(templates.__name__ + ".")
 
 
 def _is_library(func):

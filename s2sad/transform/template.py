@@ -24,6 +24,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import sys
 import textwrap
 import types
 
@@ -183,6 +184,8 @@ def _simplify(node):
             return left
         node.left, node.right = _spelled_zero(left), _spelled_zero(right)
         return node
+    if _refusal(node) and node.args and isinstance(_simplify(node.args[0]), _Zero):
+        return node.args[0]  # rt.no_derivative(0, ...): the argument it refuses does not vary
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
         operand = _simplify(node.operand)
         if isinstance(operand, _Zero):
@@ -197,6 +200,32 @@ def _simplify(node):
         elif isinstance(value, gast.expr):
             setattr(node, field, _spelled_zero(_simplify(value)))
     return node
+
+
+def refused(expression):
+    """Why the filled contribution or tangent `expression` cannot be had, when its template
+    says so with `rt.no_derivative(t, "why")` (a derivative w.r.t. an argument s2sad does not
+    have: a shape parameter of an incomplete gamma function); else None."""
+    for node in nodes.walk(expression):
+        if _refusal(node):
+            why = node.args[1] if len(node.args) > 1 else None
+            return why.value if isinstance(why, gast.Constant) else "no derivative"
+    return None
+
+
+def refusal_message(call, argument=None):
+    """What to say of a call that cannot be differentiated w.r.t. `argument` (refused)."""
+    ref, name = facts.REF.of(call), operation_name(call)
+    for module in ("numpy", "scipy.special", getattr(ref, "__module__", None)):
+        if module and getattr(sys.modules.get(module), getattr(ref, "__name__", ""), 0) is ref:
+            name = f"{module}.{ref.__name__}"
+    said = f"'{argument}'" if argument else "one of its arguments"
+    return f"{name} cannot be differentiated w.r.t. {said} here"
+
+
+def _refusal(node):
+    return isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["rt",
+                                                                            "no_derivative"]
 
 
 def _load(function, tangent):

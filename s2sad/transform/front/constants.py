@@ -28,7 +28,7 @@ from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts
 from .. import nodes, template
-from . import container_arguments, container_cells, container_values, parse
+from . import container_arguments, container_cells, container_values, library_calls, parse
 from .resolve_values import is_generator
 from .resolve import (code_names, is_constant_array, is_constant_container, is_function_value,
                       is_user_function)
@@ -105,6 +105,11 @@ def _add_container(found, specs, name, reader, value, holder, func):
             cells = [container_cells.is_cell(item, k, v) for k, v in zip(keys, items)]
             readers = [_cell_of(read, k) if cell else _attribute_reader(read, k)
                        for k, cell in zip(keys, cells)]
+        elif container_values.is_frozen(item):  # a scipy.stats distribution: its parameters
+            typename, parameters = library_calls.frozen_parameters(item)
+            keys = fields = tuple(parameters)
+            items, kind, cells = list(parameters.values()), "record", [False] * len(keys)
+            readers = [_parameter_reader(read, k) for k in keys]
         elif isinstance(item, dict):
             keys, items, kind = list(item), list(item.values()), "dict"
         elif isinstance(item, (list, tuple)):
@@ -125,6 +130,10 @@ def _add_container(found, specs, name, reader, value, holder, func):
 
 def _item_reader(read, key):
     return lambda: read()[key]
+
+
+def _parameter_reader(read, name):
+    return lambda: library_calls.frozen_parameters(read())[1][name]
 
 
 def _attribute_reader(read, name):

@@ -101,8 +101,9 @@ def check_no_fields_left(source):
 
 
 def fields_left(source):
+    """Fields and method calls of objects (facts.METHOD) no container bound."""
     return [unresolved.unknown_attribute(source, n) for n in nodes.walk(source.tree)
-            if facts.FIELD.of(n)]
+            if facts.FIELD.of(n) or facts.METHOD.of(n)]
 
 
 # ---- calls passing containers ----------------------------------------------------------------

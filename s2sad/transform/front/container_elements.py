@@ -43,6 +43,10 @@ def integer(owner, node):
             len(node.args) == 1 and isinstance(node.args[0], gast.Name) and \
             node.args[0].id in owner.held:
         return len(owner.held[node.args[0].id].items)
+    if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) in (["min"], ["max"]):
+        found = [owner.integer(a) for a in node.args]  # (`zip(a, b)`, desugared)
+        return None if None in found or not found or node.keywords else \
+            (min if node.func.id == "min" else max)(found)
     return None
 
 
@@ -76,7 +80,7 @@ def container(owner, value, like):
     if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["zip"]:
         return values.zipped(owner, value, like)
     if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
-        return values.joined(owner, value, like)   # `t + (x,)`, `pair * 2`
+        return joined(owner, value, like)   # `t + (x,)`, `pair * 2`
     if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) in (
             ["tuple"], ["list"]) and len(value.args) == 1 and not value.keywords:
         inner = owner.container(value.args[0], like)  # tuple([out[k] for k in names])
@@ -174,3 +178,24 @@ def element(owner, node, like):
                 gast.UnaryOp(gast.USub(), gast.Constant(count - k, None))])])
         chosen = gast.IfExp(test, nodes.clone(made.items[k]), chosen)
     return gast.copy_location(chosen, node)
+
+
+def joined(run, value, like):
+    """`t + (x,)`, `args + rest`, `pair * 2` of tuples or lists known now (`run` is the
+    containers pass): their elements in order; else None."""
+    if isinstance(value.op, gast.Add):
+        left, right = run.container(value.left, like), run.container(value.right, like)
+        if left is None or right is None or left.kind != right.kind or \
+                left.kind not in ("tuple", "list"):
+            return None
+        parts = [left, right]
+    else:
+        held, count = run.container(value.left, like), run.integer(value.right)
+        if held is None:
+            held, count = run.container(value.right, like), run.integer(value.left)
+        if held is None or held.kind not in ("tuple", "list") or count is None:
+            return None
+        parts = [held] * max(count, 0)
+    items = [item if isinstance(item, values.Container) else nodes.clone(item)
+             for part in parts for item in part.items]
+    return values.new(parts[0].kind if parts else "tuple", range(len(items)), items)

@@ -38,6 +38,12 @@ def is_record(value):
                                numpy.ndarray, numpy.generic))
 
 
+def is_frozen(value):
+    """A scipy.stats distribution frozen with its parameters, held as a record of them
+    (library_calls.frozen_parameters; container_methods.py binds its methods)."""
+    return library_calls.frozen_parameters(value) is not None
+
+
 def is_static_value(value):
     """A value that is no number: a str, None or a bool, inlined as a constant."""
     return value is None or isinstance(value, (str, bytes, bool, numpy.bool_))
@@ -50,8 +56,11 @@ def record_fields(value):
     cannot read them."""
     if dataclasses.is_dataclass(value):
         return tuple(f.name for f in dataclasses.fields(value))
+    frozen = library_calls.frozen_parameters(value)
+    if frozen is not None:
+        return tuple(frozen[1])
     return tuple(name for name, item in vars(value).items()
-                 if is_static_value(item) or is_record(item) or
+                 if is_static_value(item) or is_record(item) or is_frozen(item) or
                  isinstance(item, (dict, list, tuple, int, float, numpy.ndarray, numpy.number)))
 
 
@@ -177,6 +186,8 @@ class Reads(nodes.Transformer):
 
     def visit_Call(self, node):
         owner = self.owner
+        if facts.METHOD.of(node):  # `var.pdf(y)` of an object an argument holds
+            return owner.bound_method(node, self, self.like)
         if facts.FIELD.of(node) and isinstance(node.func, gast.Attribute) and \
                 node.func.attr not in VIEWS:  # `self.callback(x)` left by a test not decided
             got = self.got(node)  # (reported after containers.py), or `d.get(k, default)`
@@ -571,24 +582,3 @@ def drop_dead_constants(tree):
                     len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
                     s.targets[0].id not in read)]
                 block[:] = kept or [gast.Pass()]
-
-
-def joined(run, value, like):
-    """`t + (x,)`, `args + rest`, `pair * 2` of tuples or lists known now (`run` is the
-    containers pass): their elements in order; else None."""
-    if isinstance(value.op, gast.Add):
-        left, right = run.container(value.left, like), run.container(value.right, like)
-        if left is None or right is None or left.kind != right.kind or \
-                left.kind not in ("tuple", "list"):
-            return None
-        parts = [left, right]
-    else:
-        held, count = run.container(value.left, like), run.integer(value.right)
-        if held is None:
-            held, count = run.container(value.right, like), run.integer(value.left)
-        if held is None or held.kind not in ("tuple", "list") or count is None:
-            return None
-        parts = [held] * max(count, 0)
-    items = [item if isinstance(item, Container) else nodes.clone(item)
-             for part in parts for item in part.items]
-    return new(parts[0].kind if parts else "tuple", range(len(items)), items)

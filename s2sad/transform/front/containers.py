@@ -30,7 +30,7 @@ from . import container_elements as elements
 from . import container_loops as loops
 from . import container_tests as tests
 from . import container_buffers as buffers
-from . import container_values as values
+from . import container_methods, container_values as values
 from .. import nodes
 from . import resolve
 
@@ -479,6 +479,8 @@ class _Scalarize:
         """Whether `node` names a value known to be an array or a number (container_tests)."""
         return tests.is_array(self, node)
 
+    bound_method = container_methods.bind  # `var.pdf(y)`, var known now
+
     def specialised_name(self, name, copy):
         """The name calls of `copy` (a specialised function) use: one per copy."""
         for emitted, known in self.specialised.items():
@@ -488,14 +490,12 @@ class _Scalarize:
         self.specialised[emitted] = copy
         return emitted
 
-    def is_view(self, node):
-        return values.is_view(self, node)
+    is_view = values.is_view
 
     def pack_star_arguments(self, call):
         resolve.pack_star_arguments(call, facts.REF.of(call))
 
-    def tuple_count(self, call):
-        return values.tuple_count(call)
+    tuple_count = staticmethod(values.tuple_count)
 
     def element(self, node, like):
         return elements.element(self, node, like)

@@ -18,8 +18,17 @@ resolve looks names up):
     return d.logpdf(x)                -->      d_scale = s
                                                return norm.logpdf(x, d_0, scale=d_scale)
 
+A distribution frozen outside the function and reached through an argument (an object's
+field `self._phi`, a list of them `self._vars`) is a record of its parameters, named as the
+functions here name them (`frozen_parameters`); its leaves are inputs like any other, and
+container_methods.py binds its methods once the record is known:
+
+    self._phi.logpdf(y)   # self._phi = multivariate_normal(m, c)
+        -->   stats_multivariate_normal_logpdf(y, mean=self__phi_mean, cov=self__phi_cov)
+
 A distribution or method templates/scipy_stats.py does not write out is an error naming it.
 """
+import inspect
 import numbers
 import sys
 
@@ -204,3 +213,58 @@ def distribution_of(obj):
         return type(obj).__name__.removesuffix("_gen"), None
     return None
 
+
+
+# a frozen distribution held as a record has this type name: scipy.stats.<name>_frozen
+_FROZEN_PREFIX, _FROZEN_SUFFIX = "scipy.stats.", "_frozen"
+
+
+def frozen_parameters(obj):
+    """(type name, {parameter: value}) of a distribution frozen with its parameters (numbers or
+    arrays), named as the functions of templates/scipy_stats.py name them (arg0, arg1... for a
+    distribution that file does not write out); None for any other object."""
+    described = distribution_of(obj)
+    if described is None or described[1] is None:
+        return None
+    name, (args, kwds) = described
+    function = family_function(name)
+    try:
+        bound = inspect.signature(function).bind(None, *args, **kwds)
+        given = list(bound.arguments.items())[1:]  # (the first is x, or the count k)
+    except (TypeError, ValueError):  # (a family with no rule: its methods are reported)
+        given = [(f"arg{k}", v) for k, v in enumerate(args)] + list(kwds.items())
+    return _FROZEN_PREFIX + name + _FROZEN_SUFFIX, {
+        k: numpy.asarray(v, dtype=float) if isinstance(v, (list, tuple)) else v
+        for k, v in given}
+
+
+class Frozen:
+    """The frozen distributions of the family `family`, where resolve.classes_of lists the
+    classes of the objects an argument holds."""
+    __slots__ = ("family",)
+
+    def __init__(self, family):
+        self.family = family
+
+
+def frozen_family(typename):
+    """The distribution's name of a frozen distribution's record type name, else None."""
+    if isinstance(typename, str) and typename.startswith(_FROZEN_PREFIX) and \
+            typename.endswith(_FROZEN_SUFFIX):
+        return typename[len(_FROZEN_PREFIX):-len(_FROZEN_SUFFIX)]
+    return None
+
+
+def family_function(name, method=None):
+    """The function templates/scipy_stats.py writes for `method` of the distribution `name`
+    (for its density or mass function when method is None), or None."""
+    from s2sad.templates import scipy_stats
+    methods = (method,) if method else ("logpdf", "logpmf")
+    return next((getattr(scipy_stats, f"{name}_{m}") for m in methods
+                 if callable(getattr(scipy_stats, f"{name}_{m}", None))), None)
+
+
+def covered(name):
+    """What templates/scipy_stats.py writes out, for an error about the distribution `name`."""
+    from s2sad.templates import scipy_stats
+    return _covered(scipy_stats, name)

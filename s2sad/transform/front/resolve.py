@@ -274,6 +274,12 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             node.func.value = receiver  # `rng.normal(...)`: a generator given as an argument
             facts.DRAW.put(node, True)
             return node
+        if (method is None or method.attribute) and (self._local(receiver) or self._in_global(
+                receiver)) and (self._held_method(name) or not self.classes and
+                                self._field_of_parameter(receiver)):
+            node.func.value = receiver  # `var.pdf(y)`, var an element of a list of objects:
+            facts.METHOD.put(node, True)  # bound once containers.py knows var
+            return node
         if method is None and (self.classes.get(resolve_values.path_of(receiver)) or
                                any(hasattr(t, name) for t in (str, dict, list)) and
                                not hasattr(numpy.ndarray, name)):
@@ -290,6 +296,40 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
         if method.pack and len(args) > 1:
             args = [gast.Tuple(args, gast.Load())]
         return self._as_function(method, [receiver, *args], node.keywords, node)
+
+    def _held_method(self, name):
+        """Whether an object an argument holds (a field, an element of a list) has a method
+        `name`: a class of the user's, or a frozen scipy.stats distribution."""
+        return any(isinstance(held, library_calls.Frozen) or  # (one without a rule: said then)
+                   isinstance(inspect.getattr_static(held, name, None), types.FunctionType)
+                   for held in [*self.classes.values(), *self._module_objects()])
+
+    def _module_objects(self):
+        """The classes of the objects, and the frozen distributions, in the module lists,
+        tuples and dicts the function reads (`PRIORS = [norm(0, 1), t(3)]`)."""
+        found, stack = [], [self.namespace.get(n) for n in code_names(self.source.func.__code__)
+                            if isinstance(self.namespace.get(n), (list, tuple, dict))]
+        while stack and len(found) < 1000:
+            value = stack.pop()
+            if isinstance(value, (list, tuple, dict)):
+                stack += list(value.values() if isinstance(value, dict) else value)
+            elif container_values.is_frozen(value):
+                found.append(library_calls.Frozen(""))
+            elif is_record_constant(value):
+                found.append(type(value))
+        return found
+
+    def _in_global(self, receiver):
+        """`PAIR[1]`: an element of a module list, tuple or dict."""
+        root = nodes.root_name(receiver)
+        return root is not None and root not in self.locals and isinstance(
+            self.namespace.get(root), (list, tuple, dict))
+
+    def _field_of_parameter(self, receiver):
+        """`self._phi` of a parameter whose structure is not known here (a method inlined
+        into its caller: what `self` holds is known there)."""
+        return isinstance(receiver, gast.Attribute) and \
+            nodes.root_name(receiver) in {a.id for a in parameters(self.source.tree.args)}
 
     def _user_call(self, node, chain, function, args):
         """`node` as a call of the user's function `function` with `args`."""
@@ -442,6 +482,7 @@ def is_constant_container(value):
         return False
     return bool(items) and all(
         is_constant_array(v) or is_constant_container(v) or is_function_value(v) or
+        container_values.is_frozen(v) or
         container_values.is_static_value(v) and not isinstance(v, bytes) or
         (isinstance(v, (numbers.Real, numpy.floating)) and not isinstance(v, (bool, numpy.bool_)))
         for v in items)
@@ -475,17 +516,23 @@ def pack_star_arguments(call, func):
 
 def classes_of(structures):
     """{parameter: its class} for the parameters given objects of a class that can be found
-    by its name (`structures`: (parameter, spec) pairs, api/pytrees.py)."""
+    by its name (`structures`: (parameter, spec) pairs, api/pytrees.py), and fields of them,
+    `self._f`; objects in lists and dicts too (`self._vars[0]`), and frozen scipy.stats
+    distributions (a library_calls.Frozen)."""
     found = {}
 
     def walk(path, spec):
-        typename = spec[4] if isinstance(spec, tuple) and len(spec) == 5 and \
-            spec[0] == "record" else None
-        module, _, qualname = (typename or "").rpartition(".")
-        holder = sys.modules.get(module)
-        for part in qualname.split(".") if holder is not None and "<" not in qualname else ():
-            holder = getattr(holder, part, None)
-        if isinstance(holder, type):
+        if isinstance(spec, tuple) and len(spec) == 5 and spec[0] != "record":
+            for key, part in zip(spec[1], spec[2]):  # (objects in a list: `self._vars[0]`)
+                walk(f"{path}[{key!r}]", part)
+            return
+        typename = spec[4] if isinstance(spec, tuple) and len(spec) == 5 else None
+        family = library_calls.frozen_family(typename)
+        if family is not None:
+            found[path] = library_calls.Frozen(family)
+            return
+        holder = class_named(typename)
+        if holder is not None:
             found[path] = holder  # (a record in a record: `self._f`, its path)
             for field, part in zip(spec[3], spec[2]):
                 walk(f"{path}.{field}", part)
@@ -493,6 +540,15 @@ def classes_of(structures):
     for name, spec in structures:
         walk(name, spec)
     return found
+
+
+def class_named(typename):
+    """The class a record's type name (module.qualname, api/pytrees.py) names, else None."""
+    module, _, qualname = (typename or "").rpartition(".")
+    holder = sys.modules.get(module)
+    for part in qualname.split(".") if holder is not None and "<" not in qualname else ():
+        holder = getattr(holder, part, None)
+    return holder if isinstance(holder, type) else None
 
 
 def _defaults_of(args, parameters):

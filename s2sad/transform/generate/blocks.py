@@ -30,6 +30,11 @@ BINARY = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mu
           gast.Mod: operator.mod, gast.FloorDiv: operator.floordiv}
 UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
+# A derivative a rule says s2sad does not have (rt.no_derivative in its template).
+REFUSED_FIX = ("keep that argument out of the differentiated inputs (pass it as a constant, or "
+               "wrap it in s2sad.stop_gradient(...)), or give the function a rule of your own "
+               "with @s2sad.adjoint (docs/rules.md: Adding a derivative)")
+
 
 class Blocks:
     """Writes adjoint blocks into `adjoints.out`; collects problems instead of raising."""
@@ -130,6 +135,9 @@ class Blocks:
                 continue
             if not (isinstance(argument, gast.Name) and argument.id in varied):
                 continue
+            if template.refused(expression) is not None:  # a derivative s2sad does not have
+                return self._refused(statement, template.refusal_message(value, argument.id),
+                                     template.refused(expression))
             others = [a for a in args if a is not argument]
             if rule.broadcasting and _summed(argument, others, statement) and \
                     not self.summed_later(argument.id):
@@ -268,6 +276,14 @@ class Blocks:
         origin = facts.ORIGIN.of(statement, statement)
         node = statement.value if hasattr(statement.value, "lineno") else origin
         self.problems.append(Diagnostic(self.source.loc(node), message, why=why, fix=fix))
+
+    def _refused(self, statement, message, why):
+        """At the user's call when the statement comes from a function s2sad inlined there
+        (scipy.stats.t.cdf written out): the statement's origin, not its own line."""
+        origin = facts.ORIGIN.of(statement, statement)
+        node = origin if origin is not statement else statement.value
+        self.problems.append(Diagnostic(self.source.loc(node), message, why=why,
+                                        fix=REFUSED_FIX))
 
     def _missing_rule(self, statement, value, rule):
         if facts.DRAW.of(value):

@@ -33,7 +33,7 @@ from ..front import normalize, resolve
 from ..analysis import activity, aliases, returns
 from ..analysis import kinds as kinds_module
 from . import effects
-from .blocks import BINARY, UNARY, is_scalar
+from .blocks import BINARY, REFUSED_FIX, UNARY, is_scalar
 
 
 def forward(source, body, wrt, namer, link, name, kinds):
@@ -277,6 +277,13 @@ class _Forward:
             expression = template.tangent_expression(tangent, args, keywords, result, tangent_of)
         except template.BindError as exc:
             return self._problem(statement, str(exc))
+        if expression is not None and template.refused(expression) is not None:
+            origin = facts.ORIGIN.of(statement, statement)  # (the user's call: see blocks.py)
+            self.problems.append(Diagnostic(
+                self.source.loc(origin if origin is not statement else value),
+                template.refusal_message(value),
+                why=template.refused(expression), fix=REFUSED_FIX))
+            return []
         if expression is None:
             expression = nodes.call("rt.zeros_like", result)
         elif rule is not None and rule.broadcasting and templates.tangent_for(primal) is None \

@@ -1,0 +1,87 @@
+"""scipy.special's regularized incomplete gamma and beta functions and Student's t CDF
+(s2sad/runtime/special_incomplete.py compiles them): the distribution functions of gamma, beta,
+t and of the discrete distributions (templates/scipy_stats.py). Loaded with scipy_special.py.
+
+Their derivative w.r.t. the bound x is the density; w.r.t. a shape parameter (a, b, df) it has
+no closed form, and s2sad does not compute it: differentiating w.r.t. one is an error naming
+it (`rt.no_derivative`), never a zero. The checks therefore vary x only.
+"""
+import math
+
+import numpy
+from scipy import special
+
+from s2sad.runtime import rt  # noqa: F401  (templates name rt's helpers; they are read, not run)
+
+from .registry import adjoint, check, d, nondifferentiable, tangent
+
+A3 = "numpy.array([0.6, 2.0, 7.5])"
+
+
+# P(a, x) and Q(a, x) = 1 - P(a, x): dP/dx = x^(a-1) e^-x / Gamma(a), the gamma density
+@adjoint(special.gammainc, broadcasting=True, call_as=rt.gammainc, domain=(0.2, 6.0), checks=[
+    check("{f}(2.5, x)", x=()), check("{f}(0.7, x)", x=(4,)),
+    check(f"{{f}}({A3}, x)", x=(3,))])
+def gammainc(z, a, x):
+    d[a] = rt.no_derivative(d[z], "P(a, x) has no closed-form derivative in a")
+    d[x] = d[z] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a))
+
+
+@tangent(special.gammainc)
+def gammainc_tangent(z, a, x):
+    d[z] = d[x] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a)) + \
+        rt.no_derivative(d[a], "P(a, x) has no closed-form derivative in a")
+
+
+@adjoint(special.gammaincc, broadcasting=True, call_as=rt.gammaincc, domain=(0.2, 6.0),
+         checks=[
+    check("{f}(2.5, x)", x=()), check("{f}(0.7, x)", x=(4,)),
+    check(f"{{f}}({A3}, x)", x=(3,))])
+def gammaincc(z, a, x):
+    d[a] = rt.no_derivative(d[z], "P(a, x) has no closed-form derivative in a")
+    d[x] = -d[z] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a))
+
+
+@tangent(special.gammaincc)
+def gammaincc_tangent(z, a, x):
+    d[z] = -d[x] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a)) + \
+        rt.no_derivative(d[a], "P(a, x) has no closed-form derivative in a")
+
+
+# I_x(a, b): dI/dx = x^(a-1) (1-x)^(b-1) / B(a, b), the beta density
+@adjoint(special.betainc, broadcasting=True, call_as=rt.betainc, domain=(0.05, 0.95), checks=[
+    check("{f}(2.5, 0.7, x)", x=()), check("{f}(0.8, 3.0, x)", x=(4,)),
+    check(f"{{f}}({A3}, 1.5, x)", x=(3,))])
+def betainc(z, a, b, x):
+    d[a] = rt.no_derivative(d[z], "I_x(a, b) has no closed-form derivative in a, b")
+    d[b] = rt.no_derivative(d[z], "I_x(a, b) has no closed-form derivative in a, b")
+    d[x] = d[z] * numpy.exp(rt.xlogy(a - 1.0, x) + rt.xlog1py(b - 1.0, -x) - rt.betaln(a, b))
+
+
+@tangent(special.betainc)
+def betainc_tangent(z, a, b, x):
+    d[z] = d[x] * numpy.exp(rt.xlogy(a - 1.0, x) + rt.xlog1py(b - 1.0, -x) - rt.betaln(a, b)) + \
+        rt.no_derivative(d[a], "I_x(a, b) has no closed-form derivative in a, b") + \
+        rt.no_derivative(d[b], "I_x(a, b) has no closed-form derivative in a, b")
+
+
+# the t density: Gamma((df+1)/2) / (Gamma(df/2) sqrt(df pi)) (1 + t^2/df)^(-(df+1)/2)
+@adjoint(special.stdtr, broadcasting=True, call_as=rt.stdtr, domain=(-4.0, 4.0), checks=[
+    check("{f}(3.0, x)", x=()), check("{f}(1.5, x)", x=(4,)),
+    check(f"{{f}}({A3}, x)", x=(3,))])
+def stdtr(z, df, t):
+    d[df] = rt.no_derivative(d[z], "the t CDF has no closed-form derivative in df")
+    d[t] = d[z] * numpy.exp(rt.gammaln(0.5 * (df + 1.0)) - rt.gammaln(0.5 * df) -
+                            0.5 * (numpy.log(df) + math.log(math.pi)) -
+                            0.5 * (df + 1.0) * numpy.log1p(t * t / df))
+
+
+@tangent(special.stdtr)
+def stdtr_tangent(z, df, t):
+    d[z] = d[t] * numpy.exp(rt.gammaln(0.5 * (df + 1.0)) - rt.gammaln(0.5 * df) -
+                            0.5 * (numpy.log(df) + math.log(math.pi)) -
+                            0.5 * (df + 1.0) * numpy.log1p(t * t / df)) + \
+        rt.no_derivative(d[df], "the t CDF has no closed-form derivative in df")
+
+
+nondifferentiable(rt.no_derivative, result="stop")  # never runs: the transformer reports it
