@@ -46,12 +46,14 @@ def digamma(z, x):
     check("{f}(1, x)", x=(), domain=(0.2, 8.0)), check("{f}(2, x)", x=(4,), domain=(0.2, 8.0)),
     check("{f}(3, x)", x=(2, 3), domain=(1.1, 1.9))])
 def polygamma(z, n, x):
+    d[n] = rt.no_derivative(d[z], "the order n of polygamma(n, x) is an integer")
     d[x] = d[z] * rt.polygamma(n + 1, x)
 
 
 @tangent(special.polygamma)   # a Python function, not a ufunc: its tangent is written out
 def polygamma_tangent(z, n, x):
-    d[z] = d[x] * rt.polygamma(n + 1, x)
+    d[z] = d[x] * rt.polygamma(n + 1, x) + \
+        rt.no_derivative(d[n], "the order n of polygamma(n, x) is an integer")
 
 
 @adjoint(special.betaln, broadcasting=True, call_as=rt.betaln, domain=(0.3, 6.0))
