@@ -3,8 +3,8 @@
 t and of the discrete distributions (templates/scipy_stats.py). Loaded with scipy_special.py.
 
 Their derivative w.r.t. the bound x is the density; w.r.t. a shape parameter (a, b, df) it has
-no closed form, and s2sad does not compute it: differentiating w.r.t. one is an error naming
-it (`rt.no_derivative`), never a zero. The checks therefore vary x only.
+no closed form: s2sad's runtime computes it by differentiating the series and continued
+fractions the values are computed with (s2sad/runtime/special_parameters.py).
 """
 import math
 
@@ -21,56 +21,64 @@ A3 = "numpy.array([0.6, 2.0, 7.5])"
 # P(a, x) and Q(a, x) = 1 - P(a, x): dP/dx = x^(a-1) e^-x / Gamma(a), the gamma density
 @adjoint(special.gammainc, broadcasting=True, call_as=rt.gammainc, domain=(0.2, 6.0), checks=[
     check("{f}(2.5, x)", x=()), check("{f}(0.7, x)", x=(4,)),
-    check(f"{{f}}({A3}, x)", x=(3,))])
+    check(f"{{f}}({A3}, x)", x=(3,)), check("{f}(a, 1.3)", a=(), domain=(0.3, 5.0)),
+    check("{f}(a, x)", a=(3,), x=(3,), domain=(0.3, 5.0)),
+    check("{f}(a, 9.0)", a=(2,), domain=(0.5, 4.0))])
 def gammainc(z, a, x):
-    d[a] = rt.no_derivative(d[z], "P(a, x) has no closed-form derivative in a")
+    d[a] = d[z] * rt.gammainc_da(a, x)
     d[x] = d[z] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a))
 
 
 @tangent(special.gammainc)
 def gammainc_tangent(z, a, x):
     d[z] = d[x] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a)) + \
-        rt.no_derivative(d[a], "P(a, x) has no closed-form derivative in a")
+        d[a] * rt.gammainc_da(a, x)
 
 
 @adjoint(special.gammaincc, broadcasting=True, call_as=rt.gammaincc, domain=(0.2, 6.0),
          checks=[
     check("{f}(2.5, x)", x=()), check("{f}(0.7, x)", x=(4,)),
-    check(f"{{f}}({A3}, x)", x=(3,))])
+    check(f"{{f}}({A3}, x)", x=(3,)), check("{f}(a, 1.3)", a=(), domain=(0.3, 5.0)),
+    check("{f}(a, x)", a=(3,), x=(3,), domain=(0.3, 5.0)),
+    check("{f}(a, 9.0)", a=(2,), domain=(0.5, 4.0))])
 def gammaincc(z, a, x):
-    d[a] = rt.no_derivative(d[z], "P(a, x) has no closed-form derivative in a")
+    d[a] = -d[z] * rt.gammainc_da(a, x)
     d[x] = -d[z] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a))
 
 
 @tangent(special.gammaincc)
 def gammaincc_tangent(z, a, x):
-    d[z] = -d[x] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a)) + \
-        rt.no_derivative(d[a], "P(a, x) has no closed-form derivative in a")
+    d[z] = -d[x] * numpy.exp(rt.xlogy(a - 1.0, x) - x - rt.gammaln(a)) - \
+        d[a] * rt.gammainc_da(a, x)
 
 
 # I_x(a, b): dI/dx = x^(a-1) (1-x)^(b-1) / B(a, b), the beta density
 @adjoint(special.betainc, broadcasting=True, call_as=rt.betainc, domain=(0.05, 0.95), checks=[
     check("{f}(2.5, 0.7, x)", x=()), check("{f}(0.8, 3.0, x)", x=(4,)),
-    check(f"{{f}}({A3}, 1.5, x)", x=(3,))])
+    check(f"{{f}}({A3}, 1.5, x)", x=(3,)),
+    check("{f}(a, b, 0.35)", a=(), b=(), domain=(0.3, 4.0)),
+    check("{f}(a, b, 0.8)", a=(2,), b=(2,), domain=(0.3, 4.0)),
+    check("{f}(a, 2.0, x)", a=(3,), x=(3,), domain=(0.1, 0.9))])
 def betainc(z, a, b, x):
-    d[a] = rt.no_derivative(d[z], "I_x(a, b) has no closed-form derivative in a, b")
-    d[b] = rt.no_derivative(d[z], "I_x(a, b) has no closed-form derivative in a, b")
+    d[a] = d[z] * rt.betainc_da(a, b, x)
+    d[b] = d[z] * rt.betainc_db(a, b, x)
     d[x] = d[z] * numpy.exp(rt.xlogy(a - 1.0, x) + rt.xlog1py(b - 1.0, -x) - rt.betaln(a, b))
 
 
 @tangent(special.betainc)
 def betainc_tangent(z, a, b, x):
     d[z] = d[x] * numpy.exp(rt.xlogy(a - 1.0, x) + rt.xlog1py(b - 1.0, -x) - rt.betaln(a, b)) + \
-        rt.no_derivative(d[a], "I_x(a, b) has no closed-form derivative in a, b") + \
-        rt.no_derivative(d[b], "I_x(a, b) has no closed-form derivative in a, b")
+        d[a] * rt.betainc_da(a, b, x) + d[b] * rt.betainc_db(a, b, x)
 
 
 # the t density: Gamma((df+1)/2) / (Gamma(df/2) sqrt(df pi)) (1 + t^2/df)^(-(df+1)/2)
 @adjoint(special.stdtr, broadcasting=True, call_as=rt.stdtr, domain=(-4.0, 4.0), checks=[
     check("{f}(3.0, x)", x=()), check("{f}(1.5, x)", x=(4,)),
-    check(f"{{f}}({A3}, x)", x=(3,))])
+    check(f"{{f}}({A3}, x)", x=(3,)), check("{f}(df, 1.2)", df=(), domain=(0.5, 8.0)),
+    check("{f}(df, -0.7)", df=(4,), domain=(0.5, 8.0)),
+    check("{f}(df, t)", df=(3,), t=(3,), domain=(0.5, 4.0))])
 def stdtr(z, df, t):
-    d[df] = rt.no_derivative(d[z], "the t CDF has no closed-form derivative in df")
+    d[df] = d[z] * rt.stdtr_ddf(df, t)
     d[t] = d[z] * numpy.exp(rt.gammaln(0.5 * (df + 1.0)) - rt.gammaln(0.5 * df) -
                             0.5 * (numpy.log(df) + math.log(math.pi)) -
                             0.5 * (df + 1.0) * numpy.log1p(t * t / df))
@@ -81,7 +89,7 @@ def stdtr_tangent(z, df, t):
     d[z] = d[t] * numpy.exp(rt.gammaln(0.5 * (df + 1.0)) - rt.gammaln(0.5 * df) -
                             0.5 * (numpy.log(df) + math.log(math.pi)) -
                             0.5 * (df + 1.0) * numpy.log1p(t * t / df)) + \
-        rt.no_derivative(d[df], "the t CDF has no closed-form derivative in df")
+        d[df] * rt.stdtr_ddf(df, t)
 
 
 nondifferentiable(rt.no_derivative, result="stop")  # never runs: the transformer reports it

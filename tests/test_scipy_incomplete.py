@@ -1,8 +1,8 @@
 """Distribution functions that are incomplete gamma and beta functions (templates/
 scipy_incomplete.py, templates/scipy_stats.py): the cdf, logcdf, sf and logsf of t, gamma and
 beta w.r.t. x, loc and scale; the cdf and sf of poisson, binom, nbinom and bernoulli w.r.t.
-their continuous parameter; a located error w.r.t. a shape parameter. Against central finite
-differences and scipy's values; two compiled cases."""
+their continuous parameter; all of them w.r.t. their shape parameters (df, a, b, nbinom's n).
+Against central finite differences and scipy's values; compiled cases."""
 import warnings
 
 import numpy as np
@@ -90,24 +90,49 @@ def test_compiled_and_the_loops_of_different_helpers_stay_apart():
         assert_close(s2sad.value_and_grad(mixed)(*args)[0], mixed(*args), rtol=1e-12)
 
 
-def t_in_df(x, df):
-    return np.sum(stats.t.cdf(x, df))
+def test_the_shape_parameter_helpers_match_differences_of_scipy():
+    """runtime/special_parameters.py against central differences of scipy's own functions,
+    over a wide range (tails, a and b from 0.1 to 60, df from 0.3 to 100)."""
+    from s2sad.runtime import special_parameters as ours
+    h = 1e-6
+
+    def central(f, v):
+        return (f(v + h) - f(v - h)) / (2.0 * h)
+
+    for _ in range(200):
+        a, b = np.exp(RNG.uniform(np.log(0.1), np.log(60.0), 2))
+        x, y = RNG.uniform(0.002, 0.998), np.exp(RNG.uniform(np.log(0.01), np.log(150.0)))
+        df, t = np.exp(RNG.uniform(np.log(0.3), np.log(100.0))), RNG.uniform(-8.0, 8.0)
+        expected = (central(lambda v: special.gammainc(v, y), a),
+                    central(lambda v: special.betainc(v, b, x), a),
+                    central(lambda v: special.betainc(a, v, x), b),
+                    central(lambda v: special.stdtr(v, t), df))
+        got = (ours.gammainc_da_of(a, y), *ours.betainc_grads_of(a, b, x),
+               ours.stdtr_ddf_of(df, t))
+        for e, g, what in zip(expected, got, ("gammainc a", "betainc a", "betainc b", "df")):
+            assert abs(g - e) <= 1e-6 * abs(e) + 1e-8, (what, a, b, x, y, df, t, g, e)
 
 
-def gamma_in_a(x, a):
-    return np.sum(stats.gamma.sf(x, a))
+def shape_parameters(df, a, b, n):
+    k = np.array([0, 1, 3, 6])
+    return np.sum(stats.t.cdf(X - 1.0, df) + stats.t.logsf(X, df, 0.1, 1.3) +
+                  stats.gamma.logcdf(X, a) + stats.gamma.sf(X, a, scale=0.7) +
+                  stats.beta.cdf(X / 3.0, a, b) + stats.beta.logsf(X / 3.0, b, a)) + \
+        np.sum(stats.nbinom.cdf(k, n, 0.4) + stats.nbinom.sf(k, n, 0.4) ** 2)
 
 
-def test_a_shape_parameter_is_a_located_error_never_a_zero():
-    for f, name, mode in ((t_in_df, "df", s2sad.grad), (gamma_in_a, "a", s2sad.grad),
-                          (t_in_df, "df", s2sad.jvp)):
-        with pytest.raises(s2sad.S2sadError) as error:
-            if mode is s2sad.jvp:
-                s2sad.jvp(f, wrt=1, jit=False)(X, 3.0, 1.0)
-            else:
-                mode(f, wrt=1, jit=False)(X, 3.0)
-        text = str(error.value)
-        assert "cannot be differentiated w.r.t." in text and "no closed-form derivative" in text
-        assert "test_scipy_incomplete.py" in text.splitlines()[0], text
-    # w.r.t. x only, the same function is fine
-    check_gradient(t_in_df, (X, 3.0), 0, jit=False)
+SHAPES = (3.5, 2.2, 1.4, 2.5)
+
+
+def test_distribution_functions_in_their_shape_parameters():
+    check_gradient(shape_parameters, SHAPES, (0, 1, 2, 3), jit=False)
+    tangent = s2sad.jvp(shape_parameters, wrt=(0, 1, 2, 3), jit=False)(
+        *SHAPES, 1.0, -0.5, 0.25, 2.0)[1]
+    gradient = s2sad.grad(shape_parameters, wrt=(0, 1, 2, 3), jit=False)(*SHAPES)
+    assert_close(tangent, np.dot(gradient, [1.0, -0.5, 0.25, 2.0]), rtol=1e-12)
+
+
+def test_shape_parameters_compiled():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)
+        check_gradient(shape_parameters, SHAPES, (0, 1, 2, 3))

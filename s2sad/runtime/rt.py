@@ -145,3 +145,4 @@ from .linalg_powers import *  # noqa: E402,F401,F403
 from .special_softmax import *  # noqa: E402,F401,F403
 from .scipy_functions import *  # noqa: E402,F401,F403
 from .special_incomplete import *  # noqa: E402,F401,F403
+from .special_parameters import *  # noqa: E402,F401,F403

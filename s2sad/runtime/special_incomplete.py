@@ -138,7 +138,9 @@ def stdtr_of(df, t):
     return 1.0 - tail if t > 0.0 else tail
 
 
-def _ternary_loop(scalar):
+def ternary_loop(scalar):
+    """A loop applying `scalar` (a jitable function of three floats) to three broadcast
+    arguments, numbers or arrays, at least one an array: a new C-order float64 array."""
     def loop(a, b, x):
         zero = a * 0.0 + b * 0.0 + x * 0.0   # (the broadcast shape)
         aa, bb, xx = np.ascontiguousarray(a + zero), np.ascontiguousarray(b + zero), \
@@ -154,7 +156,7 @@ def _ternary_loop(scalar):
 
 _BINARY = {name: binary(name, scalar) for name, scalar in (
     ("gammainc", gammainc_of), ("gammaincc", gammaincc_of), ("stdtr", stdtr_of))}
-_BETAINC_LOOP = jitable(_ternary_loop(betainc_of))
+_BETAINC_LOOP = jitable(ternary_loop(betainc_of))
 
 
 # (two-argument helpers name their parameters x, y, as special_scipy.binary's loops do)
