@@ -1026,3 +1026,134 @@ def f(x, a):
     return s1 - 1.04 * np.sum(y1)
 ''',
     args="(np.array([-1.19, 0.29, -0.38, -1.42]), 1.398)", wrt=(0, 1)))
+
+CASES.append(Case(
+    name="fuzz_145",
+    bug="found by `make fuzz` (chunk seed 145): JitMismatch: "
+        "Numba could not type `_result`: a while test on a parameter ",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+def h0(q0, d):
+    if d <= 0:
+        return np.ones(2)
+    return np.ones(2) + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def f(s):
+    s = C0
+    v0 = np.sum([np.ones(2) for e1 in range(0)])
+    c2 = 0
+    while c2 < 1 and s > 0.1:
+        c2 = c2 + 1
+        s, v0 = v0, s
+        if s > 0.0:
+            return v0
+    return v0
+''',
+    args="(0.0,)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_160",
+    bug="found by `make fuzz` (chunk seed 160): JitMismatch: "
+        "NameError `_stack_s`: a room check outlived its tapes (Numba",
+    source='''
+import math
+
+import numpy as np
+
+
+C0 = 0.9
+
+
+def h0(q0, d):
+    if d <= 0:
+        return q0
+    v10 = q0
+    return q0 + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def h1(q0, q1, q2=0.5):
+    q2 += 0.5
+    v20 = 0.3
+    return np.ones((2, 3))
+
+
+def h2(q0, d):
+    if d <= 0:
+        return h0(1.7, 0)
+    v30 = q0.copy()
+    return (d * 0.25) + 0.5 * h2(q0 * 0.5 + q0, d - 1)
+
+
+def f(w, s, A, B, P, n):
+    w = w.copy()
+    if not n > 1:
+        B[:, -3] += h0((np.square(s) + 1.0) ** B[0, 2], 2)
+        def g0(t1):
+            return A[::-1] ** 2
+        v2 = g0(A) + g0(A[::-1] if P['a'] <= -1.0 else B)
+    elif np.sum(B) < -0.2:
+        A[n, -3] += B[0, 2] if B[1, -2] >= 0.9 else (C0 if np.var(B[:, 2]) < -0.4 else (n * 0.25))
+        if (A[1, 0] * (n * 0.25)) >= 0.8:
+            A = (w @ A[:, -1]) / (2.0 + np.cos(A[::-1]))
+    else:
+        c3 = 0
+        while c3 < B.shape[1] and B[1][1] > 0.7:
+            c3 = c3 + 1
+            v4 = np.sum(np.where(B > -0.9, B[::-1], B[0][-1]), axis=1)
+            s = (B[-2] @ B[1]) if h2(B[::-1], 0) >= 0.9 else math.pow(math.cos(B[n, n]) + 2.0, 0.5)
+            m5 = np.zeros(3)
+        B[:, 1] += w[np.array([1, 1])]
+    A[0, 2] *= 1.6
+    v6 = sum(P['a'] for e7 in range(n + 1))
+    s /= 2.0 + np.cos(abs(A[0, -2]) * np.dot(A[0], B[-1]))
+    v8 = B[:, -3].copy()
+    return np.sum(v8)
+''',
+    args=("(np.array([-1.49, 0.82]), -0.58, "
+          "np.array([[1.31, -0.21, -0.94], [-0.4, -0.28, -0.51]]), "
+          "np.array([[0.48, 1.32, -1.5], [0.15, -0.62, 1.48]]), {'a': 0.0}, 0)"),
+    wrt=(1,)))
+
+CASES.append(Case(
+    name="fuzz_163",
+    bug="found by `make fuzz` (chunk seed 163): UnsupportedError: "
+        "refused an in-place write: the rank of `u[np.array([2, 0, 0]",
+    source='''
+import math
+
+import numpy as np
+
+
+K0 = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+
+
+def h0(q0, q1, q2):
+    v10 = 0.1
+    m11 = np.zeros(2)
+    for i in range(0):
+        v10 += v10
+        v12 = K0[-2].copy()
+        v10 = q0[-2, -3]
+    return K0.copy()
+
+
+def f(w, u, v, x3):
+    v0 = 0.1
+    v1 = K0.copy()
+    if np.sin(v0) > 0.0:
+        v2 = v0
+        v1 = np.sin(np.maximum(K0, u[np.array([2, 0, 0])]))
+        v3 = np.sin(h0(v1, w, q2=w))
+    return np.sum(v1)
+''',
+    args=("(np.array([0.0, 0.0]), np.array([0.0, 0.0, 0.0]), np.array([0.0, 0.0, 0.0]), "
+          "np.array([0.0, 0.0, 0.0]))"),
+    wrt=(0,)))

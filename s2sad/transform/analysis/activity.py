@@ -230,3 +230,21 @@ def propagates(value):
     if isinstance(value, gast.BinOp) and isinstance(value.op, gast.FloorDiv):
         return False  # piecewise constant
     return True
+
+
+# Calls that take an array of indices after their first argument (numpy's and rt's names).
+_TAKING_INDICES = frozenset({"take", "put", "take_along_axis", "put_along_axis", "add_at",
+                             "compress", "choose", "delete", "insert"})
+
+
+def index_names(tree):
+    """The names used as an index somewhere in `tree` (in a subscript's index, or as an index
+    argument of `numpy.take`-like calls): arrays among them may hold ints or bools."""
+    found = set()
+    for node in nodes.walk(tree):
+        if isinstance(node, gast.Subscript):
+            found |= {n.id for n in nodes.walk(node.slice) if isinstance(n, gast.Name)}
+        elif isinstance(node, gast.Call) and (nodes.dotted_parts(node.func) or [""])[-1] in \
+                _TAKING_INDICES:
+            found |= {a.id for a in node.args[1:] if isinstance(a, gast.Name)}
+    return found

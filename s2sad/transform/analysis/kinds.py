@@ -81,17 +81,27 @@ def _mark(statements, scalars, ints, ranks, results, bound=None, shapes=None):
             again = _assigned(statement.body)  # bound by the previous iteration
             for name in again:
                 shapes.pop(name, None)  # a class made in the body is new at each iteration
+            # Names first bound inside hold, at the head, nothing (first trip) or what the
+            # previous trip left: their ranks at the head are those it ends with, if stable.
+            fresh = again - before - counter
+            carried, unknown = {}, set()
             while True:  # what is known at the head is known before and after each iteration
-                inside = before | counter | again
+                inside = before | counter | (again - fresh) | set(carried) | unknown
                 end_s, end_i, end_r, _ = _mark(statement.body, scalars | counter,
-                                               ints | counter, dict(ranks), results, inside,
-                                               dict(shapes))
-                if scalars <= end_s and ints <= end_i and _agreeing(ranks, end_r) == ranks:
+                                               ints | counter, {**ranks, **carried}, results,
+                                               inside, dict(shapes))
+                ends = {n: end_r.get(n) for n in fresh - unknown}
+                unknown |= {n for n, r in ends.items() if r is None or carried.get(n, r) != r}
+                ends = {n: r for n, r in ends.items() if n not in unknown}
+                if scalars <= end_s and ints <= end_i and \
+                        _agreeing(ranks, end_r) == ranks and ends == carried:
                     break
                 scalars, ints, ranks = scalars & end_s, ints & end_i, _agreeing(ranks, end_r)
-            bound |= inside
+                carried = ends
+            bound |= inside | again
             # first bound inside: after the loop, unbound (no trip) or of the kind it ends with
             facts.SCALARS_AFTER.put(statement, frozenset(scalars | (end_s - before - counter)))
+            ranks.update(carried)
             continue
         facts.SCALARS.put(statement, frozenset(scalars))
         facts.INTS.put(statement, frozenset(ints))
@@ -260,11 +270,14 @@ def rank_of(value, scalars, ints, ranks):
             return result_ranks.matmul_rank(left, right)
         return max(left, right)
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        return indexed_rank(ranks.get(value.value.id), value.slice, scalars, ints)
+        return indexed_rank(ranks.get(value.value.id), value.slice, scalars, ints, ranks)
     if isinstance(value, gast.Call):
         ref = facts.REF.of(value)
         if full_reduction(value):
             return 0
+        if ref is None and isinstance(value.func, gast.Attribute) and \
+                value.func.attr in _SAME_RANK_METHODS and not value.args:
+            return of(value.func.value)   # `x.copy()` before methods are resolved
         if ref in ALLOCATORS and len(value.args) == 1 and not value.keywords:
             shape = value.args[0]  # numpy.zeros(n), numpy.zeros((n, k)): known before its ints
             if _is_one_int(shape, scalars, ints):
@@ -280,12 +293,17 @@ def rank_of(value, scalars, ints, ranks):
     return None
 
 
-def indexed_rank(rank, index, scalars, ints):
-    """Dimensions left after indexing an array of `rank` dimensions with ints and slices."""
+_SAME_RANK_METHODS = frozenset({"copy", "conj", "conjugate"})
+
+
+def indexed_rank(rank, index, scalars, ints, ranks=None):
+    """Dimensions left after indexing an array of `rank` dimensions with ints, slices and
+    1-D arrays (`ranks`: the names' ranks). 1-D array indices, of ints or of bools alike, take
+    one dimension each and give one together (they broadcast), wherever they stand."""
     if not rank:
         return None
     parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    left = rank
+    left, arrays = rank, 0
     for part in parts:
         if isinstance(part, gast.Slice):
             continue
@@ -293,8 +311,14 @@ def indexed_rank(rank, index, scalars, ints):
                 part.id in scalars:  # a number: an int (`obs[t]` of an int array), or an
             left -= 1                # IndexError (scalars never hold comparisons' bools)
             continue
-        return None  # an array index, None, an ellipsis...: not worked out
-    return left if left >= 0 else None
+        if isinstance(part, gast.Name) and (ranks or {}).get(part.id) == 1:
+            left -= 1
+            arrays += 1
+            continue
+        return None  # a wider array index, None, an ellipsis...: not worked out
+    if left < 0:
+        return None  # too many indices: an IndexError
+    return left + 1 if arrays else left
 
 
 def _is_one_int(atom, scalars, ints):

@@ -34,6 +34,9 @@ def of_call(ref, call, ranks_of, is_int):
     if ref in (numpy.cumsum, numpy.cumprod):
         axis = args[1] if len(args) > 1 else keywords.get("axis")
         return None if first is None else first if _given(axis) else 1
+    if ref in (numpy.array, numpy.asarray) and len(args) == 1 and \
+            set(keywords) <= {"dtype"} and hasattr(args[0], "elts"):
+        return _nested_rank(args[0], ranks_of)
     if keywords and ref not in (numpy.reshape, numpy.diag):
         return None
     if ref is numpy.diag:
@@ -127,3 +130,16 @@ def _length_of_shape(shape, is_int):
     if hasattr(shape, "elts"):
         return len(shape.elts) if all(is_int(e) for e in shape.elts) else None
     return 1 if is_int(shape) else None
+
+
+def _nested_rank(literal, ranks_of):
+    """The rank of numpy.array of a (nested) list or tuple display whose innermost elements
+    all have one known rank: `[2, 0, 0]` -> 1, `[[a, b], [c, d]]` -> 2 (None if ragged)."""
+    if not hasattr(literal, "elts"):
+        return ranks_of(literal)
+    if not literal.elts:
+        return 1
+    parts = {_nested_rank(e, ranks_of) for e in literal.elts}
+    if len(parts) != 1 or None in parts:
+        return None
+    return parts.pop() + 1

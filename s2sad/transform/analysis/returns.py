@@ -7,11 +7,12 @@ a user function, so the caller knows its result's kind as it knows a ufunc's.
 
 The callee is read, resolved and put in A-normal form like the function itself (nothing is
 generated), and its body marked with the kinds of the call's arguments. Whatever cannot be
-worked out (a callee s2sad refuses, recursion, keyword arguments) is unknown.
+worked out (a callee s2sad refuses, recursion, `**kwargs`) is unknown.
 """
 import inspect
 
 import gast
+import numpy
 
 from s2sad.errors import S2sadError
 
@@ -29,16 +30,37 @@ def of_call(call, statement):
     """(is a scalar, is an int, ndim or None) of what the user function `call` calls returns,
     with the argument kinds known at `statement`."""
     func = facts.REF.of(call)
-    if not resolve.is_user_function(func) or call.keywords:
+    if not resolve.is_user_function(func):
         return UNKNOWN
     try:
         names = [a.id for a in resolve.parameters(parse.parse_function(func).tree.args)]
     except S2sadError:
         return UNKNOWN
     names += [n for n in inspect.signature(func).parameters][len(names):]  # its constants
-    if len(call.args) != len(names):
+    args = _in_order(call, names, inspect.signature(func).parameters)
+    if args is None:
         return UNKNOWN
-    return result_kind(func, kinds.of_call(names, call.args, statement))
+    return result_kind(func, kinds.of_call(names, args, statement))
+
+
+def _in_order(call, names, parameters):
+    """The call's arguments in the order of `names`, keywords put in place and a number left
+    to its default a literal; None when that cannot be done (`**kwargs`, a default that is not
+    a number, too many arguments)."""
+    args = list(call.args) + [None] * (len(names) - len(call.args))
+    if len(args) != len(names):
+        return None
+    for keyword in call.keywords:
+        if keyword.arg not in names or args[names.index(keyword.arg)] is not None:
+            return None
+        args[names.index(keyword.arg)] = keyword.value
+    for k, arg in enumerate(args):
+        if arg is None:
+            default = getattr(parameters.get(names[k]), "default", inspect.Parameter.empty)
+            if not isinstance(default, (int, float)):
+                return None
+            args[k] = gast.Constant(default, None)
+    return args
 
 
 def result_kind(func, argument_kinds):
@@ -68,8 +90,19 @@ def _worked_out(func, argument_kinds):
     namer = Namer(nodes.names(source.tree))
     exits.single_exit(source.tree, namer)
     body = normalize.normalize(source, namer)
-    scalars, ints, ranks = kinds.mark(body[:-1], *argument_kinds, results=of_call)
+    scalars, ints, arrays = argument_kinds
+    arrays = set(arrays) | _global_arrays(func, source.tree, scalars | ints | {
+        n for n, _ in arrays})
+    scalars, ints, ranks = kinds.mark(body[:-1], scalars, ints, arrays, results=of_call)
     returned = body[-1]
     if not isinstance(returned, gast.Return) or returned.value is None:
         return UNKNOWN
     return kinds.kind_of(returned.value, scalars, ints, ranks)
+
+
+def _global_arrays(func, tree, parameters):
+    """(name, ndim) of the module-level arrays `func` reads (its caller passes their values
+    in as constants, so their ranks are the ones they have now)."""
+    names = {n.id for n in nodes.walk(tree) if isinstance(n, gast.Name)} - set(parameters)
+    return {(n, func.__globals__[n].ndim) for n in names
+            if isinstance(func.__globals__.get(n), numpy.ndarray)}

@@ -282,11 +282,12 @@ def room_check(counter, stacks):
 
 
 def is_room_check(statement):
-    """Whether `statement` is a `room_check`."""
+    """Whether `statement` is a `room_check` (its tapes may all have gone: `pass`)."""
     return isinstance(statement, gast.If) and not statement.orelse and \
         isinstance(statement.test, gast.Compare) and \
         isinstance(statement.test.left, gast.Name) and is_counter(statement.test.left.id) and \
-        all(isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and
+        all(isinstance(s, gast.Pass) or isinstance(s, gast.Assign) and
+            isinstance(s.value, gast.Call) and
             nodes.dotted_parts(s.value.func) == ["rt", "grown"] for s in statement.body)
 
 

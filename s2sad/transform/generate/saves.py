@@ -439,7 +439,8 @@ class Saves(Recomputing, Tape):
         """Whether Numba may see `name` as a constant where a test reads it: its one
         definition is computed from literals, or one outside loops is (`v0 = 0.1` then `v0 =
         v0 * 2` later: Numba's SSA gives the first value a name of its own, a constant), or all
-        of them are (`v3 = 0.1` in two loops)."""
+        of them are (`v3 = 0.1` in two loops). A parameter assigned a constant counts too: a
+        `while` test's first evaluation, before the loop, reads that constant."""
         key = ("constant", name)
         if key not in self.recorded:
             self.recorded[key] = False  # (a name defined from itself is not constant)
@@ -448,7 +449,7 @@ class Saves(Recomputing, Tape):
                 gast.Constant, gast.Name, gast.Compare, gast.BoolOp, gast.BinOp,
                 gast.UnaryOp)) and self._constant(d.value) for d in definitions]
             outside = [c for d, c in zip(definitions, constant) if self.region_of[id(d)] is None]
-            if name in self.params or not definitions:
+            if not definitions:
                 self.recorded[key] = False
             elif len(definitions) == 1:
                 self.recorded[key] = constant[0]

@@ -54,7 +54,7 @@ def tidy(function):
     spreads.spread_folded(function, shapes)
     liveness.drop_dead_put_backs(function)
     unkept = unread_stacks.drop_unread_stacks(function)
-    if unkept:
+    if unread_stacks.fix_room_checks(function) or unkept:
         unread_stacks.drop_idle_counters(function)
     if unkept or exactness.doubled:  # what they kept, or what `2 * (g * w)` reads once, may
         function = fold.fold(function, owners)  # fold now

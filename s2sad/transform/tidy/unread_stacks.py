@@ -53,15 +53,25 @@ def drop_unread_stacks(function):
     for statements in nodes.statement_lists(function):
         if any(id(s) in gone for s in statements):
             nodes.keep_only(statements, [s for s in statements if id(s) not in gone])
-    for statements in nodes.statement_lists(function):  # room checks of tapes that went
+    return True
+
+
+def fix_room_checks(function):
+    """Room checks (counted.room_check) of tapes that went test the length of one still there,
+    or go with their tapes. Whether any went."""
+    went = False
+    for statements in nodes.statement_lists(function):
         checks = [s for s in statements if counted.is_room_check(s)]
+        empty = [c for c in checks if not any(isinstance(s, gast.Assign) for s in c.body)]
         for check in checks:
-            if check.body:  # test the length of a tape that is still there
+            if check not in empty:  # test the length of a tape that is still there
+                check.body[:] = [s for s in check.body if isinstance(s, gast.Assign)]
                 check.test.comparators = [gast.Call(nodes.name("len"), [nodes.name(
                     check.body[0].targets[0].id)], [])]
-        if any(not c.body for c in checks):
-            nodes.keep_only(statements, [s for s in statements if s not in checks or s.body])
-    return True
+        if empty:
+            nodes.keep_only(statements, [s for s in statements if s not in empty])
+            went = True
+    return went
 
 
 class _Overwritten:
@@ -143,9 +153,8 @@ def drop_idle_counters(function):
                 counted.is_counter(n.id)}
     for statement in nodes.walk(function):
         if isinstance(statement, gast.stmt) and not _counter_statement(statement):
-            for node in nodes.walk(statement):
-                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                        not isinstance(node, gast.stmt):
+            for node in nodes.walk_own(statement):   # (a loop's own counter statement is
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):  # in it)
                     counters.discard(node.id)
     for statements in nodes.statement_lists(function):
         keep = [s for s in statements if _counter_statement(s) not in counters]
