@@ -71,6 +71,7 @@ def test_a_failed_background_compile_leaves_python_with_one_warning(tmp_path, ti
         return real([sys.executable, "-c", "import sys; sys.exit('TypingError: no luck')"],
                     **options)
 
+    tiers.workers.stop_all()   # (a warm worker of an earlier test would compile it)
     monkeypatch.setattr(tiers.subprocess, "Popen", failing)
     x = np.linspace(0.1, 0.9, 5)
     g = s2sad.grad(module.f)
@@ -190,3 +191,63 @@ def test_a_finished_child_records_its_compile_time(tmp_path, tiered, monkeypatch
     assert job.succeeded
     # a new generated file (in a new cache directory): the child compiled it, and says how long
     assert tiers.history.expected(job.lines) > 0
+
+
+def test_a_warm_worker_compiles_one_job_after_another(tmp_path, tiered):
+    """Made with the gradient function, the worker imports Numba before the first call; after
+    a job it stays for the next one (another function, or the same one for other types)."""
+    module = _fresh(tmp_path, "tier_warm")
+    g = s2sad.grad(module.f)
+    assert tiers.workers.idle and tiers.workers.idle[0].fits()   # started with g
+    x = np.linspace(0.1, 0.9, 5)
+    g(x, 0.7)
+    (first,) = _runner(g)._background.values()
+    first.wait()
+    assert first.succeeded
+    h = s2sad.grad(module.f, wrt=1)
+    h(x, 0.7)
+    (second,) = _runner(h)._background.values()
+    second.wait()
+    assert second.succeeded and second.process.pid == first.process.pid   # the same worker
+    python = s2sad.grad(module.f, wrt=1, jit=False)(x, 0.7)
+    assert np.isclose(h(x, 0.7), python, rtol=1e-12, atol=0) and _runner(h).runs_compiled
+
+
+def test_a_worker_ends_when_its_parent_dies(tmp_path):
+    """Killed without a chance to clean up, the parent leaves its worker without input: the
+    worker sees it end and exits."""
+    _fresh(tmp_path, "tier_orphan")
+    script = textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import s2sad
+        from s2sad.runtime import tiers
+        import tier_orphan
+        g = s2sad.grad(tier_orphan.f)
+        print(tiers.workers.idle[0].process.pid, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    env = dict(os.environ, S2SAD_BACKGROUND_COMPILE="1", S2SAD_CACHE_DIR=str(tmp_path / "c"))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=120)
+    pid = int(done.stdout.split()[0])
+    for _ in range(100):   # it may still be importing Numba: it reads its input after that
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"worker {pid} still runs 10 s after its parent died")
+
+
+def test_a_forked_process_does_not_use_its_parents_workers(monkeypatch, tiered):
+    tiers.warm()
+    parents = list(tiers.workers.idle)
+    monkeypatch.setattr(tiers.workers, "pid", -1)   # as if this process were a fork's child
+    worker = tiers.workers.take()
+    try:
+        assert worker not in parents and tiers.workers.pid == os.getpid()
+    finally:
+        tiers.workers.give_back(worker)
+        for parent in parents:
+            parent.stop()

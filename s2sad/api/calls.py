@@ -72,6 +72,8 @@ class Transformed:
         self.positions, self.single = positions_of(func, self.signature, wrt)
         self.jit = jit
         self.strict = strict
+        if jit is None and jit_default():
+            tiers.warm()   # a worker starts importing Numba while f is transformed
         functools.update_wrapper(self, func)
         self._runners = {}
         self._kinds = pipeline.NO_KINDS

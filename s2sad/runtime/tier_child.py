@@ -1,18 +1,25 @@
 """The child process of a background compile (tiers.py): compile the jitted flavour of one
 generated function for the types of the placeholder arguments its parent pickled, which writes
-Numba's cache for the parent to load. Exits 1 with Numba's reason on stderr if it fails; else
-prints how long the compile took, and whether it compiled or loaded Numba's cache (tiers.py keeps
-the compile times to foresee the next ones).
+Numba's cache for the parent to load. Reports how long the compile took, and whether it compiled
+or loaded Numba's cache (tiers.py keeps the compile times to foresee the next ones).
 
     python -m s2sad.runtime.tier_child <generated file> <function> <arguments.pkl>
+    python -m s2sad.runtime.tier_child --serve     (tiers.Worker runs `bootstrap`'s command)
+
+One job: exits 1 with Numba's reason on stderr if it fails, else prints its report (JSON).
+`--serve`: the warm worker (tiers.Worker). It imports Numba and s2sad's runtime first, says so
+(`{"ready": true}`), then compiles one job per line of its input (JSON: path, name, arguments),
+answering each with one line: the report, or `{"error": reason}`. It ends when its input ends:
+when the parent closes it, exits or dies.
 """
 import json
 import pickle
 import sys
 import time
+import traceback
 
 
-def main(path, name, arguments):
+def compile_one(path, name, arguments):
     import numba
 
     from . import jit
@@ -21,9 +28,46 @@ def main(path, name, arguments):
     start = time.perf_counter()
     dispatcher = getattr(jit.load(path, jit.JIT), name)
     dispatcher.compile(tuple(numba.typeof(a) for a in args))
-    print(json.dumps({"seconds": time.perf_counter() - start,
-                      "compiled": sum(dispatcher.stats.cache_misses.values()) > 0}))
+    return {"seconds": time.perf_counter() - start,
+            "compiled": sum(dispatcher.stats.cache_misses.values()) > 0}
+
+
+def serve(requests, replies):
+    from numba.core.registry import cpu_target
+
+    from . import dispatch
+    dispatch.install()
+    # what Numba does before its first compile in a process (NumPy's typing and lowering
+    # registries, 0.2 s), done before the first job comes
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+    _answer(replies, {"ready": True})
+    for line in requests:
+        if not line.strip():
+            continue
+        try:
+            report = compile_one(**json.loads(line))
+        except Exception:   # noqa: BLE001 -- any failure is the job's, reported to the parent
+            report = {"error": traceback.format_exc().strip().splitlines()[-1]}
+        _answer(replies, report)
+
+
+def _answer(replies, report):
+    replies.write(json.dumps(report) + "\n")
+    replies.flush()
+
+
+def bootstrap(package_dir):
+    """The worker's command line (`python -c ...`): s2sad's runtime without the package's
+    `__init__`, which imports the transformer (gast, astor, the templates) that compiling a
+    generated file never needs: 0.1-0.2 s less before the worker is ready."""
+    return ("import sys, types; package = types.ModuleType('s2sad'); "
+            f"package.__path__ = [{package_dir!r}]; sys.modules['s2sad'] = package; "
+            "from s2sad.runtime import tier_child; tier_child.serve(sys.stdin, sys.stdout)")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    if sys.argv[1:2] == ["--serve"]:
+        serve(sys.stdin, sys.stdout)
+    else:
+        print(json.dumps(compile_one(*sys.argv[1:4])))

@@ -1,10 +1,10 @@
 """The tiered default: answer the first calls from the generated Python at once, compile the
 same file with Numba in a child process, and switch to the compiled function when it is ready.
 
-    df = s2sad.grad(f)      # jit=None: tiered
-    df(x)                   # 1st call: Python now; a child process starts compiling f's file
-    df(x)                   # Python again while the child works (or waits: `should_wait`)
-    df(x)                   # the child is done: Numba loads its cache, compiled from now on
+    df = s2sad.grad(f)      # jit=None: tiered; a warm worker process starts importing Numba
+    df(x)                   # 1st call: Python now; the worker starts compiling f's file
+    df(x)                   # Python again while the worker compiles (or waits: `should_wait`)
+    df(x)                   # the worker is done: Numba loads its cache, compiled from now on
 
 Why a process and not a thread: Numba's typing and lowering are Python code holding the GIL,
 so a compiling thread would slow the very calls that run as Python meanwhile; a child
@@ -13,15 +13,24 @@ written atomically and checked on load, numba_cache.py), which the parent then l
 tens of milliseconds. The child compiles for placeholder arguments of the caller's types
 (`placeholders`): one small array of the same dtype, rank, layout and flags per array.
 
+Why a warm worker (`Worker`, tier_child.py --serve): a fresh child spends about a second
+starting Python and importing NumPy, s2sad and Numba before it compiles anything, which made
+the tiered default switch to compiled code later than `jit=True`'s first call returned. A
+worker is started when a tiered gradient function is made (`warm`), so that this happens while
+the caller's function is transformed and its first Python calls run; it compiles one job at a
+time and stays for the next ones (one idle worker is kept). A job that finds every worker busy
+starts a new one.
+
 While the child compiles, the caller's next call runs Python again or waits for the child
 (`should_wait`): it waits when the compile should end before another Python call would (from
 the compile times of earlier files, `CompileTimes`), or when the code loops and a Python call
 took 50 ms or more.
 
-A child that fails leaves the Python flavour in place with the usual JitFallbackWarning; a
-child still running when the process exits is stopped (`atexit`), and a child never writes
-anything but Numba's cache. `S2SAD_BACKGROUND_COMPILE=0` turns the tier off: the default then
-compiles before the first call returns, as `jit=True` does.
+A compile that fails leaves the Python flavour in place with the usual JitFallbackWarning; the
+workers still running when the process exits are stopped (`atexit`), a worker whose parent
+died sees its input end and exits, and a worker never writes anything but Numba's cache.
+`S2SAD_BACKGROUND_COMPILE=0` turns the tier off: the default then compiles before the first
+call returns, as `jit=True` does.
 """
 import atexit
 import json
@@ -35,56 +44,58 @@ import time
 
 import numpy
 
-from . import cache
+from . import cache, tier_child
 
 ENV_SWITCH = "S2SAD_BACKGROUND_COMPILE"
 # Wait for the compile instead of running Python again when one Python call took this long
 # (seconds) and the code has a loop: loops are where the compiled code is far faster.
 WAIT_AFTER = 0.05
 
-_children = set()
+_children = set()          # the Compiles running
 _children_lock = threading.Lock()
+KEEP_IDLE = 1              # idle warm workers kept for the next compile
 
 
 def enabled():
     return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
-class Compile:
-    """One background compile: the generated file at `path`, its function `name`, for
-    arguments of the types of `args`."""
+class Worker:
+    """A child process that imports Numba and s2sad's runtime once, then compiles one job at
+    a time (tier_child.py --serve). Its environment is the parent's when it started: it serves
+    only while the parent's settings (`_settings`) are still those."""
 
-    def __init__(self, path, name, args):
-        handle, self.arguments = tempfile.mkstemp(prefix="s2sad-tier-", suffix=".pkl")
-        with os.fdopen(handle, "wb") as stream:
-            pickle.dump(placeholders(args), stream)
-        self.errors, self.output = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    def __init__(self):
+        self.environment = _settings()
+        self.errors = tempfile.TemporaryFile()
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "s2sad.runtime.tier_child", path, name, self.arguments],
-            stdin=subprocess.DEVNULL, stdout=self.output, stderr=self.errors,
-            env=dict(os.environ))
-        self.lines = _lines(path)
-        self.expected = history.expected(self.lines)   # seconds, or None: no history yet
-        self.started = time.perf_counter()
-        with _children_lock:
-            _children.add(self)
+            [sys.executable, "-c", tier_child.bootstrap(package)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
+            env=dict(os.environ), text=True, bufsize=1)
 
-    def done(self):
-        finished = self.process.poll() is not None
-        if finished:
-            self._forget()
-        return finished
+    def fits(self):
+        return self.process.poll() is None and self.environment == _settings()
 
-    def wait(self):
+    def run(self, job):
+        """Send one job, wait for its report (a dict; {"error": reason} if it failed or the
+        worker died)."""
+        try:
+            self.process.stdin.write(json.dumps(job) + "\n")
+            self.process.stdin.flush()
+            for line in iter(self.process.stdout.readline, ""):
+                try:
+                    report = json.loads(line)
+                except ValueError:
+                    continue   # (something the compile printed)
+                if isinstance(report, dict) and "ready" not in report:
+                    return report
+        except (OSError, ValueError):
+            pass
         self.process.wait()
-        self._forget()
+        return {"error": self._last_error()}
 
-    @property
-    def succeeded(self):
-        return self.process.returncode == 0
-
-    def reason(self):
-        """What the child printed when it failed (its last line: Numba's reason)."""
+    def _last_error(self):
         self.errors.seek(0)
         lines = [ln for ln in self.errors.read().decode(errors="replace").splitlines()
                  if ln.strip()]
@@ -92,13 +103,133 @@ class Compile:
 
     def stop(self):
         if self.process.poll() is None:
-            self.process.terminate()
             try:
-                self.process.wait(timeout=2.0)
+                self.process.stdin.close()   # it ends when its input ends...
+            except OSError:
+                pass
+            try:
+                self.process.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._forget()
+                self.process.terminate()     # ...or now, when it is compiling
+                try:
+                    self.process.wait(timeout=2.0)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+
+
+def _settings():
+    """The environment variables a compile depends on (the cache directory, Numba's settings,
+    where Python finds modules)."""
+    return {k: v for k, v in os.environ.items() if k.startswith(("S2SAD_", "NUMBA_", "PYTHON"))}
+
+
+class _Workers:
+    """The idle warm workers of this process (not of a parent it was forked from)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.idle, self.busy, self.pid = [], set(), os.getpid()
+
+    def _mine(self):
+        if self.pid != os.getpid():   # forked: the parent's workers are the parent's
+            self.idle, self.busy, self.pid = [], set(), os.getpid()
+
+    def warm(self):
+        """Start a worker ahead of the first compile, unless one is there."""
+        with self.lock:
+            self._mine()
+            for worker in [w for w in self.idle if not w.fits()]:
+                self.idle.remove(worker)
+                worker.stop()
+            if not self.idle and not self.busy:
+                self.idle.append(Worker())
+
+    def take(self):
+        with self.lock:
+            self._mine()
+            while self.idle:
+                worker = self.idle.pop()
+                if worker.fits():
+                    break
+                worker.stop()
+            else:
+                worker = Worker()
+            self.busy.add(worker)
+            return worker
+
+    def give_back(self, worker):
+        with self.lock:
+            self.busy.discard(worker)
+            if worker.fits() and len(self.idle) < KEEP_IDLE and self.pid == os.getpid():
+                self.idle.append(worker)
+                return
+        worker.stop()
+
+    def stop_all(self):
+        with self.lock:
+            workers = self.idle + list(self.busy) if self.pid == os.getpid() else []
+            self.idle, self.busy = [], set()
+        for worker in workers:
+            worker.stop()
+
+
+workers = _Workers()
+
+
+def warm():
+    """Called when a tiered gradient function is made: a worker starts importing Numba."""
+    if enabled():
+        workers.warm()
+
+
+class Compile:
+    """One background compile: the generated file at `path`, its function `name`, for
+    arguments of the types of `args`, on a warm worker (a new one if all are busy)."""
+
+    def __init__(self, path, name, args):
+        handle, self.arguments = tempfile.mkstemp(prefix="s2sad-tier-", suffix=".pkl")
+        with os.fdopen(handle, "wb") as stream:
+            pickle.dump(placeholders(args), stream)
+        self.lines = _lines(path)
+        self.expected = history.expected(self.lines)   # seconds, or None: no history yet
+        self.started = time.perf_counter()
+        self.report = None
+        self._finished = threading.Event()
+        self.worker = workers.take()
+        self.process = self.worker.process
+        with _children_lock:
+            _children.add(self)
+        job = {"path": path, "name": name, "arguments": self.arguments}
+        threading.Thread(target=self._run, args=(job,), daemon=True).start()
+
+    def _run(self, job):
+        try:
+            self.report = self.worker.run(job)
+        finally:
+            self._forget()
+            workers.give_back(self.worker)
+            self._finished.set()
+
+    def done(self):
+        return self._finished.is_set()
+
+    def wait(self):
+        self._finished.wait()
+
+    @property
+    def succeeded(self):
+        return self.report is not None and "error" not in self.report
+
+    def reason(self):
+        """Why the compile failed (Numba's reason, the last line of its error)."""
+        return (self.report or {}).get("error", "stopped")
+
+    def stop(self):
+        """Stop the compile now (the process is exiting): its worker goes with it."""
+        if not self._finished.is_set():
+            self.worker.stop()
+            self._finished.wait(timeout=5.0)
 
     def remaining(self):
         """The seconds this compile is expected to take still, or None if unknown."""
@@ -111,14 +242,9 @@ class Compile:
             if self not in _children:
                 return
             _children.discard(self)
-        if self.process.returncode == 0:
-            self.output.seek(0)
-            try:
-                report = json.loads(self.output.read().decode().strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                report = {}
-            if report.get("compiled"):
-                history.record(self.lines, report["seconds"])
+        report = self.report or {}
+        if report.get("compiled"):
+            history.record(self.lines, report["seconds"])
         if os.path.exists(self.arguments):
             os.remove(self.arguments)
 
@@ -217,9 +343,10 @@ def _placeholder(array):
 
 @atexit.register
 def _stop_children():
-    """No child outlives its parent: one still compiling is stopped (Numba's cache is written
-    atomically, so an interrupted child leaves nothing half-written)."""
+    """No child outlives its parent: the workers, idle or compiling, are stopped (Numba's cache
+    is written atomically, so an interrupted compile leaves nothing half-written)."""
     with _children_lock:
         running = list(_children)
     for child in running:
         child.stop()
+    workers.stop_all()

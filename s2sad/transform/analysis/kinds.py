@@ -262,6 +262,9 @@ def rank_of(value, scalars, ints, ranks):
         return of(value)
     if isinstance(value, gast.UnaryOp):
         return of(value.operand)
+    if isinstance(value, gast.Compare) and len(value.ops) == 1:   # elementwise, broadcast
+        left, right = of(value.left), of(value.comparators[0])
+        return None if left is None or right is None else max(left, right)
     if isinstance(value, gast.BinOp):
         left, right = of(value.left), of(value.right)
         if left is None or right is None:
