@@ -70,8 +70,7 @@ class Transformed:
         self.func = func
         self.signature = inspect.signature(func)
         self.positions, self.single = positions_of(func, self.signature, wrt)
-        self.jit = jit
-        self.strict = strict
+        self.jit, self.strict = jit, strict
         if jit is None and jit_default():
             tiers.warm()   # a worker starts importing Numba while f is transformed
         functools.update_wrapper(self, func)

@@ -4,7 +4,7 @@ Numba's cache for the parent to load. Reports how long the compile took, and whe
 or loaded Numba's cache (tiers.py keeps the compile times to foresee the next ones).
 
     python -m s2sad.runtime.tier_child <generated file> <function> <arguments.pkl>
-    python -m s2sad.runtime.tier_child --serve     (tiers.Worker runs `bootstrap`'s command)
+    python -m s2sad.runtime.tier_child --serve     (tiers.Worker runs its `serve` so)
 
 One job: exits 1 with Numba's reason on stderr if it fails, else prints its report (JSON).
 `--serve`: the warm worker (tiers.Worker). It imports Numba and s2sad's runtime first, says so
@@ -55,15 +55,6 @@ def serve(requests, replies):
 def _answer(replies, report):
     replies.write(json.dumps(report) + "\n")
     replies.flush()
-
-
-def bootstrap(package_dir):
-    """The worker's command line (`python -c ...`): s2sad's runtime without the package's
-    `__init__`, which imports the transformer (gast, astor, the templates) that compiling a
-    generated file never needs: 0.1-0.2 s less before the worker is ready."""
-    return ("import sys, types; package = types.ModuleType('s2sad'); "
-            f"package.__path__ = [{package_dir!r}]; sys.modules['s2sad'] = package; "
-            "from s2sad.runtime import tier_child; tier_child.serve(sys.stdin, sys.stdout)")
 
 
 if __name__ == "__main__":
