@@ -321,3 +321,23 @@ def test_sum_along_other_arrays_is_numbas_sum(sums, a):
 def test_sum_along_an_axis_out_of_bounds_is_an_error(sums):
     with pytest.raises(Exception):
         sums[1](np.ones((2, 3)), 2)
+
+
+@pytest.mark.parametrize("shapes", [((4, 5, 3), (4, 5, 3)), ((4, 1, 3), (1, 5, 3)),
+                                    ((2, 3, 1, 2), (2, 1, 4, 2))])
+def test_sum_product_along_of_higher_ranks_is_numpys(product_sums, shapes):
+    """Ranks 3 and more: loops over the products (broadcast as NumPy does), not Numba's
+    `a * b`, whose LLVM IR every caller would compile again (the GP's np.sum(d * d, axis=2))."""
+    ours = product_sums[3]
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(size=shapes[0]), rng.normal(size=shapes[1])
+    for axis in list(range(a.ndim)) + [-1]:
+        expected = np.sum(a * b, axis=axis)
+        got = ours(a, b, axis)
+        assert got.shape == expected.shape and np.allclose(got, expected, rtol=1e-13, atol=0)
+    for axis in range(3):
+        assert np.allclose(product_sums[3](a, a, axis), np.sum(a * a, axis=axis), rtol=1e-13)
+    with pytest.raises(ValueError):
+        ours(np.ones((2, 3, 4)), np.ones((2, 2, 4)), 0)
+    with pytest.raises(ValueError):
+        ours(np.ones((2, 3, 4)), np.ones((2, 3, 4)), 3)

@@ -7,8 +7,8 @@ and a gradient using them falls back to Python, as the primal itself would.
 """
 import numpy as np
 
-from .arrays import f64
-from .dispatch import by_type, is_array, is_scalar, jitable, python_only
+from .arrays import f64, outer_product
+from .dispatch import by_type, is_array, is_scalar, jitable, loops, python_only
 from .linalg import c64, sum_to, swap
 
 __all__ = ["inv_grad", "solve_grad_a", "solve_grad_b", "logdet_grad", "cholesky_grad",
@@ -45,7 +45,9 @@ def inv_grad(g, z):
 def solve_grad_a(g, a, b, z):
     """Gradient w.r.t. a of z = np.linalg.solve(a, b): -(a^-T g) z^T."""
     if is_array(a, 2) and is_array(g) and is_array(z) and is_array(b, 1):
-        return lambda g, a, b, z: -np.outer(np.linalg.solve(f64(a).T, f64(g)), f64(z))
+        return loops(lambda g, a, b, z: -np.outer(np.linalg.solve(f64(a).T, f64(g)), f64(z)),
+                     lambda g, a, b, z: -outer_product(np.linalg.solve(f64(a).T, f64(g)),
+                                                       f64(z)))
     if is_array(a, 2) and is_array(g) and is_array(z) and is_array(b, 2):
         return lambda g, a, b, z: -np.dot(np.linalg.solve(f64(a).T, f64(g)), f64(z).T)
     return python_only(_solve_grad_a)

@@ -15,6 +15,7 @@ import ast
 
 import numpy as np
 
+from . import arrays
 from .dispatch import by_type, is_array, is_float64, is_int, jitable
 
 NAME = "_s2sad_numpy"     # the global that holds this module in a jitted generated module
@@ -37,6 +38,11 @@ def sum_along(a, axis):
     `np.sum(mahal * mahal, axis=1)`). The same additions, in the same order, as Numba's."""
     if is_array(a) and a.ndim == 2 and is_float64(a.dtype) and is_int(axis):
         return _sum_matrix_along
+    if is_array(a) and a.ndim >= 3 and is_float64(a.dtype) and is_int(axis):
+        # Numba's own sum along an axis of a 3-D array is 12,000 lines of LLVM IR, which every
+        # function calling the helper compiles to machine code again (the GP kernel's
+        # `np.sum(d * d, axis=2)`: 1.5 s); this loop nest is a few hundred
+        return arrays.axis_sum_loop(a.ndim, ("a", "axis"))
     return lambda a, axis: np.sum(a, axis=axis)
 
 
@@ -75,6 +81,11 @@ def sum_product_along(a, b, axis):
     the products (`np.sum(mahal * mahal, axis=1)`, the GMM's squared distances)."""
     if _matching_floats(a, b, (2,)) and is_int(axis):
         return _sum_product_matrices_along
+    if is_array(a) and is_array(b) and a.ndim == b.ndim >= 3 and is_float64(a.dtype) and \
+            is_float64(b.dtype) and is_int(axis):   # (the GP's `np.sum(d * d, axis=2)`)
+        # Numba's 3-D `a * b` alone is 12,000 lines of LLVM IR, which every function calling
+        # this helper compiles to machine code again (1.5 s); these loops are a few hundred
+        return arrays.axis_sum_product_loop(a.ndim)
     return lambda a, b, axis: sum_along(a * b, axis)
 
 
