@@ -309,3 +309,12 @@ def number_node(value):
     if value < 0:
         return gast.UnaryOp(gast.USub(), gast.Constant(-value, None))
     return gast.Constant(value, None)
+
+
+def rename(tree, names):
+    """`tree` with each Name whose id is a key of `names` given its value as id (in place;
+    returned for use in expressions)."""
+    for node in walk(tree):
+        if isinstance(node, gast.Name) and node.id in names:
+            node.id = names[node.id]
+    return tree

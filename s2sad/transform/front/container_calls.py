@@ -98,7 +98,7 @@ def _follow(owner, source, bound, call, like):
         renames[name] = name if name not in owner.taken else \
             spelt if spelt not in owner.taken else nodes.fresh(f"{spelt}_", owner.taken)
         owner.taken.add(renames[name])
-    _Rename(renames).visit(tree)
+    nodes.rename(tree, renames)
     for name, argument in bound.items():   # the parameters, bound to the arguments
         before = owner.out
         made = owner.statement(gast.copy_location(
@@ -280,14 +280,3 @@ def _foreign(source, callee):
     k = len(source.foreign) + 1
     source.foreign[k] = callee
     return k
-
-
-class _Rename(nodes.Transformer):
-    def __init__(self, names):
-        self.names = names
-
-    def visit_Name(self, node):
-        if node.id in self.names:
-            node.id = self.names[node.id]
-        return node
-

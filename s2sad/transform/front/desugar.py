@@ -395,16 +395,16 @@ class _Desugar:
         """The nested loops of a comprehension around `body`, its names renamed apart."""
         renames = {}
         for generator in comprehension.generators:  # (`for x in x`: the iterable is the
-            _Rename(dict(renames)).visit(generator.iter)  # enclosing scope's x)
+            nodes.rename(generator.iter, renames)      # enclosing scope's x)
             for name in nodes.names(generator.target):
                 renames[name] = self.fresh(name)
-            _Rename(renames).visit(generator.target)
-            generator.ifs = [_Rename(renames).visit(t) for t in generator.ifs]
+            nodes.rename(generator.target, renames)
+            generator.ifs = [nodes.rename(t, renames) for t in generator.ifs]
         for part in ("elt", "key", "value"):
             if getattr(comprehension, part, None) is not None:
-                setattr(comprehension, part, _Rename(renames).visit(getattr(comprehension, part)))
+                nodes.rename(getattr(comprehension, part), renames)
         for statement in body:
-            _Rename(renames).visit(statement)
+            nodes.rename(statement, renames)
         for generator in reversed(comprehension.generators):
             if generator.is_async:
                 self.report(generator, "async comprehensions are not supported")
@@ -456,7 +456,7 @@ class _Desugar:
         renames = {n: self.fresh(f"{name}_{n}") for n in sorted(set(names) | assigned)}
         for param, argument in zip(names, arguments):
             self.emit(nodes.assign(renames[param], argument), call)
-        body = [_Rename(renames).visit(s) for s in body]
+        body = [nodes.rename(s, renames) for s in body]
         for statement in body:
             for node in nodes.walk(statement):
                 if isinstance(node, (gast.stmt, gast.expr)) and isinstance(function, gast.Lambda):
@@ -513,16 +513,6 @@ class _Expressions(nodes.Transformer):
 
     def visit_Lambda(self, node):
         return node  # the fence reports a lambda that is not bound to a name
-
-
-class _Rename(nodes.Transformer):
-    def __init__(self, names):
-        self.names = names
-
-    def visit_Name(self, node):
-        if node.id in self.names:
-            node.id = self.names[node.id]
-        return node
 
 
 def _reduction(chain, func):
