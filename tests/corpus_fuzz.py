@@ -1157,3 +1157,20 @@ def f(w, u, v, x3):
     args=("(np.array([0.0, 0.0]), np.array([0.0, 0.0, 0.0]), np.array([0.0, 0.0, 0.0]), "
           "np.array([0.0, 0.0, 0.0]))"),
     wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_1000030",
+    bug="found by `make fuzz` (chunk seed 1000030): JitMismatch: "
+        "a comparison's bool array kept on a float64 tape (Numba, JIT",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(A, w, s, P):
+    v0 = np.sum([np.where(w > 0.0, w, w) for e1 in range(0) if s > 0.0])
+    return v0
+''',
+    args="(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([0.0, 0.0]), 0.0, {'a': 0.0})",
+    wrt=(1,)))

@@ -237,9 +237,17 @@ _TAKING_INDICES = frozenset({"take", "put", "take_along_axis", "put_along_axis",
                              "compress", "choose", "delete", "insert"})
 
 
-def index_names(tree):
-    """The names used as an index somewhere in `tree` (in a subscript's index, or as an index
-    argument of `numpy.take`-like calls): arrays among them may hold ints or bools."""
+# Calls whose result is an array of bools.
+_PREDICATES = frozenset({"isnan", "isinf", "isfinite", "logical_and", "logical_or",
+                         "logical_not", "logical_xor", "isclose", "signbit", "greater",
+                         "greater_equal", "less", "less_equal", "equal", "not_equal"})
+
+
+def maybe_not_float(tree):
+    """The names that may hold ints or bools in `tree`: those used as an index (in a
+    subscript's index, or as an index argument of `numpy.take`-like calls) and those assigned
+    a comparison or a predicate (`w > 0.0`, `numpy.isnan(x)`). A tape of float64 (Numba's
+    rows and entries) cannot keep them."""
     found = set()
     for node in nodes.walk(tree):
         if isinstance(node, gast.Subscript):
@@ -247,4 +255,10 @@ def index_names(tree):
         elif isinstance(node, gast.Call) and (nodes.dotted_parts(node.func) or [""])[-1] in \
                 _TAKING_INDICES:
             found |= {a.id for a in node.args[1:] if isinstance(a, gast.Name)}
+        elif isinstance(node, gast.Assign) and (
+                isinstance(node.value, (gast.Compare, gast.BoolOp)) or
+                isinstance(node.value, gast.UnaryOp) and isinstance(node.value.op, gast.Not) or
+                isinstance(node.value, gast.Call) and
+                (nodes.dotted_parts(node.value.func) or [""])[-1] in _PREDICATES):
+            found |= targets(node)
     return found

@@ -65,7 +65,7 @@ class Tape:
         push inside an `if` just leaves its slot unused in the other iterations. Each inner
         range must not change while the nest runs (its trip count is read before it)."""
         shapes, indexes, rows = {}, {}, {}
-        index_arrays = activity.index_names(function)  # ints or bools: a list keeps their dtype
+        not_floats = activity.maybe_not_float(function)  # a list keeps their dtype
         for stack, sites in self.sites.items():
             if len(sites) != 1:
                 continue
@@ -77,7 +77,7 @@ class Tape:
             rank = kept_rank(statement, kept)
             if rank:  # an array: rows where its shape stays, else counted.py's ragged entries
                 name = _saved_name(kept) or kept
-                if isinstance(name, gast.Name) and name.id in index_arrays:
+                if isinstance(name, gast.Name) and name.id in not_floats:
                     continue  # (array tapes are float64 in compiled code)
                 stable = isinstance(name, gast.Name) and \
                     self.loop_shapes(loops[0]).stable(name.id)
