@@ -1174,3 +1174,38 @@ def f(A, w, s, P):
 ''',
     args="(np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([0.0, 0.0]), 0.0, {'a': 0.0})",
     wrt=(1,)))
+
+CASES.append(Case(
+    name="fuzz_1000075",
+    bug="found by `make fuzz` (chunk seed 1000075): UnsupportedError: "
+        "refused an in-place write: the kinds of a tuple a user funct",
+    source='''
+
+import numpy as np
+
+
+C0 = 0.1
+
+
+C1 = 0.1
+
+
+def h0(q0, q1=0.5):
+    for i in range(0):
+        v10 = q1
+    v11 = np.ones(3)
+    q1 += q1
+    return q1, q1
+
+
+def f(s, t, u, n):
+    v0, v1 = h0(u[0:2], q1=s)
+    v2 = s
+    s += t
+    c3 = 0
+    while c3 < 1:
+        c3 = c3 + 1
+        v4, v5 = h0(u[0:2], v1)
+    return v2
+''',
+    args="(-1.44, 0.0, np.array([0.0, 0.0, 0.0]), 0)", wrt=(0,)))

@@ -110,24 +110,38 @@ def _mark(statements, scalars, ints, ranks, results, bound=None, shapes=None):
         if isinstance(statement, gast.Return) or activity.written_array(statement):
             continue
         value = statement.value
+        parts = None    # a user function's tuple result: the kind of each element
         if results is not None and isinstance(value, gast.Call) and \
                 facts.USER.of(value):
-            scalar, integer, rank = results(value, statement)
+            scalar, integer, rank, parts = results(value, statement)
         else:
             scalar, integer, rank = kind_of(value, scalars, ints, ranks)
         targets = activity.targets(statement)
         bound |= targets
         shape = _shape_class(value, scalars, shapes) if len(targets) == 1 else None
+        kinds = {target: (scalar, integer, rank) for target in targets} if \
+            len(targets) == 1 else _unpacked(statement, parts)
         for target in targets:
-            single = len(targets) == 1
-            (scalars.add if scalar and single else scalars.discard)(target)
-            (ints.add if integer and single else ints.discard)(target)
-            if single and rank:
+            scalar, integer, rank = kinds.get(target, (False, False, None))
+            (scalars.add if scalar else scalars.discard)(target)
+            (ints.add if integer else ints.discard)(target)
+            if rank:
                 ranks[target] = rank
             else:
                 ranks.pop(target, None)
             shapes[target] = shape if shape is not None else object()
     return scalars, ints, ranks, shapes
+
+
+def _unpacked(statement, parts):
+    """{name: kind} of `a, b = g(...)` from the kinds of the elements g returns."""
+    target = statement.targets[0] if isinstance(statement, gast.Assign) and \
+        len(statement.targets) == 1 else None
+    if parts is None or not isinstance(target, gast.Tuple) or len(target.elts) != len(parts) \
+            or not all(isinstance(e, gast.Name) for e in target.elts):
+        return {}
+    names = [e.id for e in target.elts]
+    return {n: k for n, k in zip(names, parts) if names.count(n) == 1}
 
 
 def _merged(a, b, bound_a, bound_b):

@@ -21,14 +21,15 @@ from ..front import exits, fence, normalize, parse, resolve
 from . import kinds
 from ..naming import Namer
 
-UNKNOWN = (False, False, None)   # (is a scalar, is an int, number of dimensions)
+# (is a scalar, is an int, number of dimensions, the kinds of a returned tuple's elements)
+UNKNOWN = (False, False, None, None)
 _memo = {}
 _busy = set()
 
 
 def of_call(call, statement):
-    """(is a scalar, is an int, ndim or None) of what the user function `call` calls returns,
-    with the argument kinds known at `statement`."""
+    """(is a scalar, is an int, ndim or None, the elements' kinds or None) of what the user
+    function `call` calls returns, with the argument kinds known at `statement`."""
     func = facts.REF.of(call)
     if not resolve.is_user_function(func):
         return UNKNOWN
@@ -97,7 +98,10 @@ def _worked_out(func, argument_kinds):
     returned = body[-1]
     if not isinstance(returned, gast.Return) or returned.value is None:
         return UNKNOWN
-    return kinds.kind_of(returned.value, scalars, ints, ranks)
+    value = returned.value
+    parts = tuple(kinds.kind_of(e, scalars, ints, ranks) for e in value.elts) if \
+        isinstance(value, gast.Tuple) else None
+    return (*kinds.kind_of(value, scalars, ints, ranks), parts)
 
 
 def _global_arrays(func, tree, parameters):
