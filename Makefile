@@ -17,8 +17,9 @@ demo: $(STAMP)
 	$(PY) examples/demo.py
 
 # The whole suite, with the long sweeps sampled (tests/sweeps.py); `make verify` runs them whole.
+# Two pytest-xdist workers (the machine's 2 cores; Numba compiles on one), a test file each.
 test: $(STAMP)
-	$(PY) -m pytest tests
+	$(PY) -m pytest -n 2 --dist loadfile tests
 
 # The peer comparison (issues 7, 18): installs JAX, autograd, PyTorch and matplotlib into its own
 # environment, .venv-bench (a peer that cannot be installed is skipped, and the table says so);

@@ -21,6 +21,8 @@ def pytest_collection_finish(session):
     """When the Numba side of the rule checks (test_templates.py) is among the tests, start it
     now in one worker process, on the core the rest of the suite leaves idle (Numba compiles
     on one core); alone, it takes both."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return   # (each xdist worker collects every test: the one running them starts it)
     modules = {getattr(item, "module", None) for item in session.items}
     for module in modules:
         if getattr(module, "__name__", "") == "test_templates":
