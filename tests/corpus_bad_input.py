@@ -539,6 +539,14 @@ def f(x):
     return np.sum(head)
 """, call="s2sad.grad(f, jit=False)(np.ones(3))",
          fragments=("this writes into `y`, which is the same array as `head`",), at=(5, 5)),
+    Case("write_into_a_flipped_view", """
+def f(x):
+    y = x * 1.0
+    r = np.flip(y)
+    r[0] = 5.0 * r[1]
+    return np.sum(y * y)
+""", call="s2sad.grad(f, jit=False)(np.ones(3))",
+         fragments=("this writes into `r`, which is the same array as `y`",), at=(5, 5)),
     Case("write_into_rows_of_a_loop", """
 def f(x):
     a = np.outer(x, x)

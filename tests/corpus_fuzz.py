@@ -1209,3 +1209,25 @@ def f(s, t, u, n):
     return v2
 ''',
     args="(-1.44, 0.0, np.array([0.0, 0.0, 0.0]), 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_2000004",
+    bug="found by `make fuzz` (chunk seed 2000004): GradientMismatch: "
+        "a wrong gradient: numpy.flip's view of an array written in p",
+    source='''
+import math
+
+import numpy as np
+
+
+def h0(q0, d):
+    if d <= 0:
+        return np.ones(2)
+    return np.ones(2) + 0.5 * h0(q0 * 0.5 + q0, d - 1)
+
+
+def f(s, w, n):
+    w[-2] = np.prod(np.flip(w))
+    return np.sum(w)
+''',
+    args="(0.0, np.array([0.01, 0.0]), 0)", wrt=(1,)))

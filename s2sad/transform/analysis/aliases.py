@@ -26,7 +26,10 @@ from . import activity, callee_writes, kinds
 # Calls returning a view of (or the same array as) their first argument.
 VIEWS = {numpy.reshape, numpy.ravel, numpy.transpose, numpy.asarray, numpy.squeeze,
          numpy.expand_dims, numpy.atleast_1d, numpy.atleast_2d, numpy.atleast_3d,
-         numpy.swapaxes, numpy.moveaxis, numpy.diagonal}
+         numpy.swapaxes, numpy.moveaxis, numpy.diagonal, numpy.flip, numpy.fliplr,
+         numpy.flipud, numpy.rot90, numpy.real, numpy.asanyarray, numpy.broadcast_to} | {
+    getattr(numpy, name) for name in ("matrix_transpose", "permute_dims")
+    if hasattr(numpy, name)}
 
 
 def check(source, body, user_names):
@@ -191,6 +194,18 @@ class _Sharing:
                     f"{call.args[index].id}.copy(), ...)`), or return the new array instead"))
 
 
+def view_source(value):
+    """The name whose array the expression `value` may be a view of, by a view-making call
+    or `.T` (not indexing: `_may_be_view` decides that), or None."""
+    if isinstance(value, gast.Attribute) and value.attr == "T" and \
+            isinstance(value.value, gast.Name):
+        return value.value.id
+    if isinstance(value, gast.Call) and facts.REF.of(value) in VIEWS and \
+            value.args and isinstance(value.args[0], gast.Name):
+        return value.args[0].id
+    return None
+
+
 def _shared_source(statement, written):
     """The name whose array `statement`'s single target may share, or None for a new array."""
     value = statement.value
@@ -201,13 +216,7 @@ def _shared_source(statement, written):
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         view = _may_be_view(statement, value, statement.targets[0].id in written)
         return value.value.id if view else None
-    if isinstance(value, gast.Attribute) and value.attr == "T" and \
-            isinstance(value.value, gast.Name):
-        return value.value.id
-    if isinstance(value, gast.Call) and facts.REF.of(value) in VIEWS and \
-            value.args and isinstance(value.args[0], gast.Name):
-        return value.args[0].id
-    return None
+    return view_source(value)
 
 
 def _may_be_view(statement, subscript, written_into):

@@ -20,7 +20,7 @@ import gast
 
 from .. import facts, nodes
 from ..front import normalize
-from ..analysis import activity, kinds, loop_shapes
+from ..analysis import activity, aliases, kinds, loop_shapes
 from . import checkpoint, counted, ranges
 from .ranges import (
     call as _call,
@@ -338,9 +338,11 @@ class Tape:
             return []
         if not is_loop(statement):
             value = getattr(statement, "value", None)
-            if isinstance(value, gast.Subscript) and value.value.id in self.written and \
-                    not _is_element(statement) and not self.final(value.value.id, statement):
-                # a view of an array written in place later would change under our feet
+            viewed = value.value.id if isinstance(value, gast.Subscript) and \
+                not _is_element(statement) else aliases.view_source(value)
+            if viewed in self.written and not self.final(viewed, statement):
+                # a view of an array written in place later (`x[1:]`, `numpy.flip(x)`) would
+                # change under our feet
                 copy = gast.Assign(statement.targets, nodes.call("rt.saved", value), None)
                 return [gast.copy_location(copy, statement)]
             return [statement] if taped else [nodes.clone(statement)]
