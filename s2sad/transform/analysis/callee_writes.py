@@ -25,7 +25,8 @@ _VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "squeeze", "
                            "diagonal"})
 _VIEW_FUNCTIONS = frozenset({"reshape", "ravel", "transpose", "squeeze", "expand_dims",
                              "atleast_1d", "atleast_2d", "atleast_3d", "swapaxes", "moveaxis",
-                             "diagonal", "asarray"})
+                             "diagonal", "asarray", "asanyarray", "flip", "fliplr", "flipud",
+                             "rot90", "real", "matrix_transpose", "permute_dims"})
 _IN_PLACE_METHODS = frozenset({"fill", "sort", "put", "itemset", "resize", "partition",
                                "setfield"})
 
