@@ -151,3 +151,13 @@ def test_second_derivatives_in_a_shape_parameter_and_the_bound():
                  rtol=1e-7)
     with pytest.raises(s2sad.S2sadError, match="no second derivative in a shape parameter"):
         s2sad.grad(s2sad.grad(cdfs, wrt=0), wrt=0, jit=False)(2.2, 0.7)
+
+
+def frozen_in_the_function(x, df, a):
+    d = stats.t(df, loc=0.2)          # frozen, then its methods
+    g = stats.gamma(a, scale=1.5)
+    return np.sum(d.cdf(x) + g.logsf(x + 2.0)) + stats.beta(a, df).cdf(0.3)   # at once
+
+
+def test_distributions_frozen_in_the_function_in_their_shape_parameters():
+    check_gradient(frozen_in_the_function, (X - 1.0, 3.5, 2.2), (1, 2), jit=False)

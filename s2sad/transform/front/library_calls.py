@@ -18,6 +18,9 @@ resolve looks names up):
     return d.logpdf(x)                -->      d_scale = s
                                                return norm.logpdf(x, d_0, scale=d_scale)
 
+A distribution frozen and used at once is the method called with its parameters:
+`beta(a, b).cdf(x)` --> `beta.cdf(x, a, b)`.
+
 A distribution frozen outside the function and reached through an argument (an object's
 field `self._phi`, a list of them `self._vars`) is a record of its parameters, named as the
 functions here name them (`frozen_parameters`); its leaves are inputs like any other, and
@@ -73,6 +76,15 @@ def unfreeze(tree, namespace):
                                                      call.func.value)
                 call.args[1:1] = [nodes.name(n) for n in held.positional]
                 call.keywords += [gast.keyword(k, nodes.name(n)) for k, n in held.named]
+    for call in [n for n in nodes.walk(tree) if isinstance(n, gast.Call)]:
+        frozen = call.func.value if isinstance(call.func, gast.Attribute) else None
+        chain = nodes.dotted_parts(frozen.func) if isinstance(frozen, gast.Call) else None
+        if chain is not None and chain[0] not in stores and call.args and \
+                distribution_of(_value(namespace, chain)) is not None:
+            # frozen and used at once: `beta(a, b).cdf(x)` --> `beta.cdf(x, a, b)`
+            call.func.value = frozen.func
+            call.args[1:1] = frozen.args
+            call.keywords += frozen.keywords
 
 
 class _Held(list):
