@@ -1231,3 +1231,34 @@ def f(s, w, n):
     return np.sum(w)
 ''',
     args="(0.0, np.array([0.01, 0.0]), 0)", wrt=(1,)))
+
+CASES.append(Case(
+    name="fuzz_2000025",
+    bug="found by `make fuzz` (chunk seed 2000025): UnsupportedError: "
+        "a loop over a container tried and left as a loop left its fr",
+    source='''
+import math
+
+import numpy as np
+
+
+def f(u, A, P):
+    c5 = 0
+    while c5 < A.shape[0]:
+        c5 = c5 + 1
+        for j in range(3 - 1, -1, -1):
+            if not c5 % 2 == 0:
+                break
+            if c5 == 3:
+                continue
+            if np.dot(P[2], P[2]) < -0.2:
+                return np.sum(P[2]) + np.sum(P[1]) + np.sum(np.sin(P[0]))
+        if math.pow(math.cos(P[0][-1]) + 2.0, 0.5) < -0.6:
+            break
+    return np.sum(u * u) + np.sum(P[2] * P[0][0])
+''',
+    args=("(np.array([1.28, -0.91, -0.69]), "
+          "np.array([[1.06, -1.48, -1.43], [-1.24, 0.2, -0.75]]), "
+          "(np.array([-1.23, -1.01]), np.array([[-1.5, 1.02, -0.15], [1.28, -1.36, 1.49]]), "
+          "np.array([1.26, 0.54, -1.06])))"),
+    wrt=(0, 2)))

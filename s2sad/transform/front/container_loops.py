@@ -112,12 +112,21 @@ def tentatively_unrolled(owner, node, items):
     else leave everything as it was (False): the loop stays a loop."""
     state, problems, out, kept = owner.snapshot(), len(owner.problems), owner.out, \
         list(owner.out)
+    # the frames and depths the statements left open when Undecided ended them
+    stacks = [(stack, len(stack), [f["depth"] for f in stack])
+              for stack in (owner.unrolling, owner.opened)]
+    frames = len(owner.frames)
     owner.tentative += 1
     try:
         unrolled(owner, node, items)
         return True
     except Undecided:
         owner.restore(state)
+        for stack, length, depths in stacks:
+            del stack[length:]
+            for frame, depth in zip(stack, depths):
+                frame["depth"] = depth
+        del owner.frames[frames:]
         del owner.problems[problems:]
         out[:] = kept
         owner.out = out
