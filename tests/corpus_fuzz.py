@@ -1262,3 +1262,23 @@ def f(u, A, P):
           "(np.array([-1.23, -1.01]), np.array([[-1.5, 1.02, -0.15], [1.28, -1.36, 1.49]]), "
           "np.array([1.26, 0.54, -1.06])))"),
     wrt=(0, 2)))
+
+CASES.append(Case(
+    name="fuzz_2000196",
+    bug="found by `make fuzz` (chunk seed 2000196): ForwardMismatch: the tangent of "
+        "`q2[:, -3] + q0` (q0 has none) came back from jvp_h0 as a view of dA, and the tangent "
+        "of the caller's later `A[-2, -3] = s` changed it (1.0, not 2.0)",
+    source='''
+import numpy as np
+
+
+def h0(q0, q1, q2):
+    return q0, q2[:, -3] + q0
+
+
+def f(A, s, P, n):
+    v0, v1 = h0(s, s, q2=A)
+    A[-2, -3] = s
+    return np.sum(v1)
+''',
+    args="(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), 0.3, {'a': 0.0}, 0)", wrt=(0,)))

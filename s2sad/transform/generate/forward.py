@@ -59,6 +59,9 @@ class _Forward:
         self.carrying = _carrying(body, wrt)   # names that hold a tangent somewhere
         self.discard = None
         self.written = activity.written_arrays(body)
+        self.returned = {name for statement in body for node in nodes.walk(statement)
+                         if isinstance(node, gast.Return)
+                         for name in activity.names_read(node)}
 
     def build(self, function_name, kinds):
         kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
@@ -290,10 +293,13 @@ class _Forward:
                 and not all(tangent_of(a) is not None or is_scalar(a, facts.SCALARS.of(statement))
                             for a in args):
             expression = nodes.call("rt.broadcast_like", expression, result)  # x + array
-        if self.written and isinstance(expression, (gast.Name, gast.Subscript)) and \
-                isinstance(target, gast.Name) and target.id not in facts.SCALARS.of(statement):
+        if isinstance(expression, (gast.Name, gast.Subscript)) and isinstance(target, gast.Name) \
+                and (self.written or target.id in self.returned) \
+                and target.id not in facts.SCALARS.of(statement) \
+                and aliases.view_source(value) is None:
             # `v = a[:, 0] + s` is a new array, but its tangent `da[:, 0]` (s has none) is a
-            # view: an element written into da later must not change dv
+            # view: an element written into da later, here or by a caller `v` is returned to,
+            # must not change dv (unless v is a view too: `v = numpy.asarray(a)`)
             expression = nodes.call("rt.copy", expression)
         tangent_statement = gast.Assign([self._tangent_target(target)], expression, None)
         if before:
