@@ -1282,3 +1282,27 @@ def f(A, s, P, n):
     return np.sum(v1)
 ''',
     args="(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), 0.3, {'a': 0.0}, 0)", wrt=(0,)))
+
+CASES.append(Case(
+    name="fuzz_2000135",
+    bug="found by `make fuzz` (chunk seed 2000135): Numba could not compile it (JIT fallback): "
+        "`_returned = True` then `if _returned: break` at the end of a while body; Numba folded "
+        "the test, pruned the back edge and left `_t4` (set in a branch of the body, read by "
+        "the backward sweep) untyped",
+    source='''
+import numpy as np
+
+
+def f(w, P):
+    for i in range(0, 5, 2):
+        c3 = 0
+        while c3 < 4 and i % 2 == 0:
+            c3 = c3 + 1
+            v4 = (i * 0.25) if np.prod(w) <= -0.8 else P['b'][i % 2][0]
+            if not i > 1:
+                return v4
+    return np.sum(P['b'] * P['b'])
+''',
+    args=("(np.array([0.06, -0.81]), {'a': -0.42, 'b': np.array([[0.57, 1.28, -0.52], "
+          "[-0.71, 1.28, -0.5]]), 'c': np.array([-1.16, -1.49, 1.24])})"),
+    wrt=(1,)))

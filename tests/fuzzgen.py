@@ -320,8 +320,10 @@ class Builder(Expressions):
     def swap(self):
         """`a, b = b, a`. Arrays trade what they hold (a parameter's array under another name
         must not be written); where that state is not tracked exactly (inside a branch or a
-        loop), only arrays in the same state swap."""
-        pairs = [(a, b) for a in self.rebindable() for b in self.rebindable()
+        loop), only arrays in the same state swap. A frozen array (a loop variable's rows are
+        views of it) does not swap: another name would hold it and be written."""
+        free = [v for v in self.rebindable() if v.name not in self.frozen]
+        pairs = [(a, b) for a in free for b in free
                  if a.shape == b.shape and a.name < b.name and (
                      self.depth == 0 or (a.owned, a.holds) == (b.owned, b.holds))]
         if pairs:

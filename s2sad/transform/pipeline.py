@@ -471,7 +471,7 @@ def _primal(func):
         exits.single_exit(source.tree, Namer(_all_names(source.tree) | RESERVED))
         for loop in nodes.walk(source.tree):
             if facts.EXITS.of(loop):  # (the forward sweep adds these itself)
-                loop.body.append(checkpoint.exit_test(facts.EXITS.of(loop)))
+                loop.body.append(checkpoint.exit_test(facts.EXITS.of(loop), loop.body))
     bindings = [(name, primal(callee)) for name, callee in callees.items() if callee is not func]
     bindings += _external_bindings(externals)
     python_only = _python_only(source, bindings)

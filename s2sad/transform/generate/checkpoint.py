@@ -80,10 +80,17 @@ def strip(tree):
     return tree
 
 
-def exit_test(flags):
-    """`if _break0: break` (any of the flags), at the end of a loop body."""
+def exit_test(flags, body):
+    """`if _break0: break` (any of the flags), at the end of the loop body `body`. When the
+    body sets a flag on every path (`_returned = True` at its top level), the test is
+    `rt.flag(...)`: Numba would fold it to that constant and prune the loop's back edge, which
+    leaves the names defined in a branch of the body untyped."""
     test = nodes.name(flags[0]) if len(flags) == 1 else \
         gast.BoolOp(gast.Or(), [nodes.name(f) for f in flags])
+    if any(isinstance(s, gast.Assign) and len(s.targets) == 1 and
+           isinstance(s.targets[0], gast.Name) and s.targets[0].id in flags and
+           isinstance(s.value, gast.Constant) and s.value.value is True for s in body):
+        test = nodes.call("rt.flag", test)
     return gast.If(test, [gast.Break()], [])
 
 
@@ -238,7 +245,7 @@ def forward(saves, loop):
         code.append(nodes.assign(plan.trips, nodes.constant(0)))
         body.insert(0, nodes.assign(plan.trips, gast.BinOp(
             nodes.name(plan.trips), gast.Add(), nodes.constant(1))))
-        body.append(exit_test(exits))
+        body.append(exit_test(exits, body))
     scalars = _scalars_at_head(loop)
     segment = [_push(stack, nodes.name(name) if name in scalars else
                      nodes.call("rt.saved", nodes.name(name)))
@@ -248,7 +255,7 @@ def forward(saves, loop):
     segment.append(gast.For(nodes.name(loop.target.id, store=True),
                             _segment_range(saves, loop, plan), body or [gast.Pass()], [], None))
     if exits:
-        segment.append(exit_test(exits))
+        segment.append(exit_test(exits, ()))  # (a flag the segment loop set: tested)
     code.append(gast.For(nodes.name(plan.first, store=True),
                          _call("range", nodes.constant(0), nodes.name(plan.bound),
                                nodes.name(plan.every)), segment, [], None))

@@ -32,7 +32,7 @@ from .. import nodes, template
 from ..front import normalize, resolve
 from ..analysis import activity, aliases, returns
 from ..analysis import kinds as kinds_module
-from . import effects
+from . import checkpoint, effects
 from .blocks import BINARY, REFUSED_FIX, UNARY, is_scalar
 
 
@@ -128,9 +128,7 @@ class _Forward:
             body = self._block(statement.body)
             exits = facts.EXITS.of(statement, [])
             if exits:
-                test = nodes.name(exits[0]) if len(exits) == 1 else \
-                    gast.BoolOp(gast.Or(), [nodes.name(f) for f in exits])
-                body.append(gast.If(test, [gast.Break()], []))
+                body.append(checkpoint.exit_test(exits, body))
             loop = type(statement)(**{f: getattr(statement, f) for f in statement._fields})
             loop.body, loop.orelse = body or [gast.Pass()], []
             return [loop]

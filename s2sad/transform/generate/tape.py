@@ -351,7 +351,7 @@ class Tape:
         body = self.forward(statement.body, taped, _origin(statement))
         exits = facts.EXITS.of(statement, [])
         if exits:
-            body.append(checkpoint.exit_test(exits))
+            body.append(checkpoint.exit_test(exits, body))
         trips = self.recorded.get(id(statement)) if taped else None
         code = self.keep_bounds(statement) if taped else []
         if trips is not None:
