@@ -127,6 +127,7 @@ class Runner:
         self._signatures = set()
         self._by_key = {}           # type_key(args) -> the dispatcher compiled for them
         self._background = {}       # type_key(args) -> its tiers.Compile
+        self._preparing = None      # the thread importing Numba for the switch
         self._python_seconds = 0.0  # the longest Python call while a compile runs
 
     @property
@@ -136,7 +137,8 @@ class Runner:
     def __getstate__(self):
         """Pickled (to a process pool, a Dask worker): the generated files travel with it, by
         name and text; compiled code does not (each process compiles into its own cache)."""
-        state = dict(self.__dict__, _signatures=set(), _by_key={}, _background={})
+        state = dict(self.__dict__, _signatures=set(), _by_key={}, _background={},
+                     _preparing=None)
         state["files"] = cache.bundle(self.path)
         return state
 
@@ -181,8 +183,14 @@ class Runner:
                 self._background[key] = tiers.Compile(self.path, self.function_name, args)
                 # meanwhile import Numba and build the dispatchers on another thread, so that
                 # the switch only loads the child's machine code from the cache
-                threading.Thread(target=self._prepare_compiled, daemon=True).start()
+                self._preparing = threading.Thread(target=self._prepare_compiled, daemon=True)
+                self._preparing.start()
                 return None
+        if self._preparing is not None:
+            # the next call waits for that (0.3-0.7 s of CPU, once per process): run beside
+            # Python calls, it got half the GIL and took the child's core for a second or more
+            self._preparing.join()
+            self._preparing = None
         if not job.done():
             if not tiers.should_wait(self._python_seconds, self._loops(), job.remaining()):
                 return None
