@@ -10,6 +10,11 @@ For each function of tier_cases.py, with new, empty S2SAD_CACHE_DIR and NUMBA_CA
   tiered, cached    a second process on the same caches: the same three times
   jit=True, cold    the first call compiled before it returns (what the default did before
                     the tiers), and its steady time per call
+  after an edit     the function edited (a comment added to its body, so its source, and
+                    every generated file of it, is new) in a third process on the same caches:
+                    tiered and jit=True, as when a user edits a script and runs it again;
+                    Numba's cache still holds s2sad's runtime helpers, only the user's
+                    function compiles
   JAX               `jax.jit(jax.grad(f))` (run in .venv-bench, where JAX is installed):
                     the first call (trace + compile + call) and the steady time per call
 Import times are reported apart and are not part of any of these.
@@ -60,6 +65,8 @@ def child(kind, index):
     import tier_cases
     name, func, positions, make_args, jax_builder = tier_cases.CASES[index]
     args = make_args(np.random.default_rng(0))
+    if kind.endswith("-edit"):
+        kind, func = kind[:-len("-edit")], _edited(func)
     warnings.simplefilter("ignore")
     out = {"imports": imports}
     if kind == "jax":
@@ -89,6 +96,31 @@ def child(kind, index):
     print(json.dumps(out))
 
 
+def _edited(func):
+    """`func` from a copy of its module in which its body starts with a new comment line."""
+    import ast
+    import importlib.util
+    import inspect
+    path = inspect.getsourcefile(func)
+    with open(path) as stream:
+        lines = stream.read().splitlines(keepends=True)
+    tree = ast.parse("".join(lines))
+    (definition,) = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+                     and node.name == func.__name__ and node.lineno == func.__code__.co_firstlineno]
+    first = definition.body[0]
+    lines.insert(first.lineno - 1, " " * first.col_offset + "# edited\n")
+    folder = tempfile.mkdtemp(prefix="s2sad_edit_")
+    name = func.__module__ + "_edited"
+    copy = os.path.join(folder, name + ".py")
+    with open(copy, "w") as stream:
+        stream.writelines(lines)
+    spec = importlib.util.spec_from_file_location(name, copy)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return getattr(module, func.__name__)
+
+
 def _run(kind, index, dirs):
     python = BENCH_PYTHON if kind == "jax" else sys.executable
     env = dict(os.environ, S2SAD_CACHE_DIR=dirs[0], NUMBA_CACHE_DIR=dirs[1],
@@ -113,8 +145,10 @@ def measure(only=None, jax=True, say=print):
             tiered_dirs = (os.path.join(scratch, "s2sad"), os.path.join(scratch, "numba"))
             row = {"name": name, "tiered": _run("tiered", index, tiered_dirs)}
             row["cached"] = _run("tiered", index, tiered_dirs)
-            row["jit"] = _run("jit", index, (os.path.join(scratch, "s2sad_jit"),
-                                             os.path.join(scratch, "numba_jit")))
+            jit_dirs = (os.path.join(scratch, "s2sad_jit"), os.path.join(scratch, "numba_jit"))
+            row["jit"] = _run("jit", index, jit_dirs)
+            row["tiered-edit"] = _run("tiered-edit", index, tiered_dirs)
+            row["jit-edit"] = _run("jit-edit", index, jit_dirs)
             row["jax"] = (_run("jax", index, (scratch, scratch)) if jax and jax_builder
                           else {"error": "not run" if jax_builder else
                                 "jit cannot trace it: Python control flow on traced values"})
@@ -133,7 +167,9 @@ def _line(row):
     t, c, j, x = row["tiered"], row["cached"], row["jit"], row["jax"]
     return (f"{row['name']}: first {_s(t.get('first'))} s, compiled at "
             f"{_s(t.get('compiled'))} s; cached process first {_s(c.get('first'), 1, 3)} s; "
-            f"jit=True first {_s(j.get('first'))} s; JAX first {_s(x.get('first'))} s"
+            f"jit=True first {_s(j.get('first'))} s; after an edit: compiled at "
+            f"{_s(row['tiered-edit'].get('compiled'))} s tiered, "
+            f"{_s(row['jit-edit'].get('first'))} s jit=True; JAX first {_s(x.get('first'))} s"
             + "".join(f"; {k}: {r['error']}" for k, r in
                       (("tiered", t), ("cached", c), ("jit", j), ("JAX", x)) if "error" in r))
 
@@ -154,9 +190,19 @@ def table(rows):
             f"| {_s(c.get('first'), 1, 3)} s | {_s(j.get('first'))} s "
             f"| {_s(j.get('steady'), 1e6, 0)} µs | "
             f"{_s(x.get('first'))} s | {_s(x.get('steady'), 1e6, 0)} µs | {ratio} |")
+    lines += ["", "After an edit (a new comment in the function; s2sad's runtime helpers already "
+              "in Numba's cache):", "",
+              "| function | first gradient (tiered) | runs compiled at (tiered) "
+              "| jit=True: first call |", "|---|---|---|---|"]
+    for row in rows:
+        t, j = row.get("tiered-edit", {}), row.get("jit-edit", {})
+        lines.append(f"| {row['name']} | {_s(t.get('first'), 1, 3)} s | "
+                     f"{_s(t.get('compiled'))} s | {_s(j.get('first'))} s |")
     notes = [f"- {row['name']}, {k}: {r['error']}" for row in rows
              for k, r in (("tiered", row["tiered"]), ("cached", row["cached"]),
-                          ("jit=True", row["jit"]), ("JAX", row["jax"])) if "error" in r]
+                          ("jit=True", row["jit"]), ("JAX", row["jax"]),
+                          ("tiered after an edit", row.get("tiered-edit", {})),
+                          ("jit=True after an edit", row.get("jit-edit", {}))) if "error" in r]
     imports = [f"{row['name']}: s2sad {_s(row['tiered'].get('imports'))} s, JAX "
                f"{_s(row['jax'].get('imports'))} s" for row in rows[:1]]
     return lines + ([""] + notes if notes else []) + ["", "Imports (not in the times above): "
