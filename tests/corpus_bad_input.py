@@ -120,7 +120,7 @@ def f(x):
 def f(x):
     return np.sum(np.apply_along_axis(lambda v: v * v, 0, x))
 """, call="s2sad.grad(f, jit=False)(np.ones(3))",
-         fragments=("lambda expressions",), at=(3, 39)),
+         fragments=("this lambda is passed to a function that is not yours",), at=(3, 39)),
     Case("kwargs_parameter", """
 def f(x, **options):
     return x * 2.0

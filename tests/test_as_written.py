@@ -322,6 +322,51 @@ def test_a_function_is_passed_on_to_a_function_of_yours(jit):
         check_gradient(f, args, (0, 1), jit_fn=g if jit else None, py_fn=None if jit else g)
 
 
+def _reduce(x, red=np.sum):
+    return red(x * x)
+
+
+_REDUCERS = [np.sum, np.mean, np.max]
+
+
+def _numpy_functions_as_values(x, W):
+    """NumPy 2's numpy.sum, numpy.mean... (neither Python functions nor ufuncs) given as
+    arguments, by keyword, and held in a module-level list."""
+    total = _reduce(W @ x) + _reduce(x, np.prod) + _reduce(red=np.mean, x=np.sin(x))
+    for reducer in _REDUCERS:
+        total = total + reducer(W @ np.cos(x))
+    return total
+
+
+def _local_functions_as_values(x, W):
+    """A nested def and lambdas that read no local name, passed to a function of yours."""
+    def cube(z):
+        return z ** 3
+    square = lambda z: z * z
+    h = _dense(x, W, cube) + _dense(x, W, act=square)
+    return np.sum(_dense(h, W, lambda z: np.tanh(z) * 2.0))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_numpy_and_local_functions_are_passed_as_values(jit):
+    rng = np.random.default_rng(5)
+    x, W = rng.normal(size=3), 0.5 * rng.normal(size=(3, 3))
+    for f in (_numpy_functions_as_values, _local_functions_as_values):
+        g = s2sad.grad(f, wrt=(0, 1), jit=jit)
+        check_gradient(f, (x, W), (0, 1), jit_fn=g if jit else None, py_fn=None if jit else g)
+
+
+def test_a_local_function_reading_a_local_passed_as_a_value_is_a_located_error():
+    def scaled(x):
+        c = x[0]
+        def times_c(z):
+            return z * c
+        return np.sum(_dense(x, np.eye(3), times_c))
+    with pytest.raises(s2sad.UnsupportedError, match="times_c") as info:
+        s2sad.grad(scaled, jit=False)(np.ones(3))
+    assert "local" in str(info.value) and "'c'" in str(info.value)
+
+
 def test_a_function_given_to_a_library_function_is_a_located_error():
     def mapped(x):
         return np.sum(np.apply_along_axis(_half_square, 0, x))

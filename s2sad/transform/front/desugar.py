@@ -55,7 +55,8 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
-from . import function_sequences, functional, generators, messages, try_statements
+from . import (function_sequences, functional, generators, local_values, messages,
+               try_statements)
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -501,7 +502,28 @@ class _Expressions(nodes.Transformer):
         self.generic_visit(node)
         if isinstance(node.func, gast.Name) and node.func.id in owner.functions:
             return owner.inline(node, node.func.id)
+        node.args = [self._function_value(a) for a in node.args]
+        for keyword in node.keywords:
+            keyword.value = self._function_value(keyword.value)
         return node
+
+    def _function_value(self, node):
+        """A local function passed as an argument, as a constant when it reads no local
+        name (local_values.py); any other argument as it is."""
+        function = node if isinstance(node, gast.Lambda) else \
+            self.owner.functions.get(node.id) if isinstance(node, gast.Name) else None
+        if function is None:
+            return node
+        constant, why = local_values.lifted(self.owner.source, function)
+        if constant is None:
+            what = "this lambda" if isinstance(node, gast.Lambda) else \
+                f"the local function '{node.id}'"
+            self.owner.report(node, f"{what} is passed as a value", why=why + "; s2sad "
+                              "specialises the function it is given to on a function known "
+                              "when it transforms the code, not on values of a call",
+                              fix="pass what it reads as arguments of its own, or define it "
+                                  "at module level")
+        return constant or node
 
     def visit_ListComp(self, node):
         return self.owner.as_list(node)

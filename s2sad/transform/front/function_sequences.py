@@ -11,12 +11,11 @@ the list holds when the function is transformed, as it binds a call of a global 
 list is part of what the gradient is specialised on: swapping one takes effect). Runs in
 desugar.py, before the loops it leaves are desugared.
 """
-import types
 
 import gast
-import numpy
 
 from .. import nodes
+from .resolve_values import is_function_value
 
 
 def unrolled(source, node):
@@ -84,7 +83,7 @@ def _locals(source):
 def _holds_function(value):
     if isinstance(value, (list, tuple)):
         return any(_holds_function(v) for v in value)
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, numpy.ufunc))
+    return is_function_value(value)
 
 
 def _item(source, k):

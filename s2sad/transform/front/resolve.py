@@ -135,12 +135,16 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
 
     def visit_Call(self, node):
         node.args = [self._function_value(arg) or self.visit(arg) for arg in node.args]
-        node.keywords = [self.visit(keyword) for keyword in node.keywords]
+        for keyword in node.keywords:
+            keyword.value = self._function_value(keyword.value) or self.visit(keyword.value)
         node = self._call(node)
-        for arg in node.args if isinstance(node, gast.Call) and not facts.USER.of(node) else ():
+        given = [*node.args, *(k.value for k in node.keywords)] \
+            if isinstance(node, gast.Call) and not facts.USER.of(node) else ()
+        for arg in given:
             if isinstance(arg, gast.Constant) and callable(arg.value):
-                self.report(arg, f"the function '{arg.value.__name__}' is passed to a function "
-                            "that is not yours", why="s2sad specialises a function of yours on "
+                what = "this lambda" if str(getattr(arg.value, "__qualname__", "")).endswith(
+                    "<lambda>") else f"the function '{arg.value.__name__}'"
+                self.report(arg, f"{what} is passed to a function that is not yours", why="s2sad specialises a function of yours on "
                             "the function it is given; a library function would call it "
                             "where s2sad cannot see", fix="call it directly, or pass it to a "
                             "function of yours")

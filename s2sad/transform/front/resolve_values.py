@@ -48,10 +48,16 @@ def is_generator(value):
     return isinstance(value, (numpy.random.RandomState, numpy.random.Generator))
 
 
+# NumPy 2's functions that dispatch on `__array_function__` (numpy.sum, numpy.dot) are objects
+# of their own type, neither Python functions nor ufuncs
+_NUMPY_FUNCTION = type(numpy.sum)
+
+
 def is_function_value(value):
     """A function that may be passed as a value: a Python function (a `def`, a lambda), a
-    builtin or a NumPy ufunc."""
-    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, numpy.ufunc))
+    builtin, a NumPy ufunc or another NumPy function (`numpy.sum`)."""
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, numpy.ufunc,
+                              _NUMPY_FUNCTION))
 
 
 class Values:
