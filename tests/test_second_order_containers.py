@@ -6,6 +6,7 @@ checked against central finite differences of the (first-order) gradient, with t
 off agreeing to 1e-12."""
 import dataclasses
 import functools
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -220,6 +221,36 @@ def newton_step(x):
 def test_a_grad_called_inside_a_differentiated_function_is_differentiated():
     # d/dx (x - 4 x^3 / 12) = 1 - x^2
     assert abs(s2sad.grad(newton_step, jit=False)(0.3) - (1.0 - 0.09)) < 1e-12
+
+
+def newton_inline(a):
+    """grad made inside the function: inline, through a local name, of a lambda."""
+    y = 1.0
+    for _ in range(4):
+        y = y - (y ** 3 + a * y - 2.0) / s2sad.grad(_cubic_in_y)(y, a)
+    return y
+
+
+def _cubic_in_y(y, a):
+    return y ** 3 + a * y - 2.0
+
+
+def newton_through_names(a):
+    dg = s2sad.grad(_cubic_in_y, wrt=0)
+    d2g = s2sad.grad(dg)
+    y = 1.0
+    for _ in range(3):
+        y = y - dg(y, a) / d2g(y, a)
+    return y * a + s2sad.grad(lambda t: math.sin(t) * t)(a)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_grad_made_inside_a_differentiated_function(jit):
+    for f in (newton_inline, newton_through_names):
+        got = s2sad.grad(f, jit=jit)(0.7)
+        expected = (f(0.7 + 1e-6) - f(0.7 - 1e-6)) / 2e-6
+        assert abs(got - expected) < 1e-6, (f.__name__, got, expected)
+        assert abs(got - s2sad.grad(f, jit=not jit)(0.7)) < 1e-12
 
 
 d_hessian = s2sad.hessian(quartic, jit=False)

@@ -55,8 +55,8 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
-from . import (function_sequences, functional, generators, local_values, messages,
-               try_statements)
+from . import (function_sequences, functional, generators, local_values, made_functions,
+               messages, try_statements)
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -108,6 +108,7 @@ class _Desugar:
         functional.rewrite(tree, self.source.func)   # map and functools.partial
         generators.inline(self.source, self.taken)    # `for v in a_generator(...)`
         functional.call_through_aliases(tree, self.source.func)
+        made_functions.rewrite(self.source)              # `s2sad.grad(g)(x)`
         for arg in nodes.walk(tree.args):  # annotations say nothing about values: not read
             if isinstance(arg, gast.Name):
                 arg.annotation = None

@@ -34,6 +34,7 @@ class SourceFunction:
     tree: gast.FunctionDef
     foreign: dict = dataclasses.field(default_factory=dict)  # k -> inlined SourceFunction
     procedure: bool = False  # returns no value anywhere (desugar.py ends it with `return None`)
+    made: dict = dataclasses.field(default_factory=dict)  # functions s2sad made in it
 
     @property
     def name(self):

@@ -59,7 +59,7 @@ def resolve(source, classes=None, functions=None):
     library_calls.unfreeze(source.tree, _namespace(source.func))  # `d = norm(mu, s)`
     resolver = _Resolver(source)
     resolver.classes = dict(classes or {})
-    resolver.functions = dict(functions or {})  # parameter -> the function it is given
+    resolver.functions = {**source.made, **(functions or {})}  # parameter -> its function
     resolver.visit(source.tree)
     diagnostics = resolver.diagnostics + recursion.endless(source)
     return Resolution(resolver.callees, diagnostics, resolver.externals)
