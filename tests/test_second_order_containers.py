@@ -244,9 +244,13 @@ def newton_through_names(a):
     return y * a + s2sad.grad(lambda t: math.sin(t) * t)(a)
 
 
+_wavy = lambda x: x ** 4 - 3.0 * x ** 2 + x  # noqa: E731 -- lambdas, as users write them
+_newton_of_lambdas = lambda x: x - s2sad.grad(_wavy)(x) / s2sad.grad(s2sad.grad(_wavy))(x)  # noqa: E731,E501
+
+
 @pytest.mark.parametrize("jit", [False, True])
 def test_grad_made_inside_a_differentiated_function(jit):
-    for f in (newton_inline, newton_through_names):
+    for f in (newton_inline, newton_through_names, _newton_of_lambdas):
         got = s2sad.grad(f, jit=jit)(0.7)
         expected = (f(0.7 + 1e-6) - f(0.7 - 1e-6)) / 2e-6
         assert abs(got - expected) < 1e-6, (f.__name__, got, expected)

@@ -14,7 +14,7 @@ once to another such call. Anything else is left as it is, for resolve.py to rep
 import gast
 
 from .. import nodes
-from . import local_values
+from . import local_values, parse
 from .functional import denoted
 
 _UNKNOWN = object()
@@ -72,7 +72,9 @@ class _Maker:
 
     def name_for(self, value):
         if id(value) not in self.names:
-            base = getattr(getattr(value, "func", None), "__name__", "function")
+            func = getattr(value, "func", None)
+            base = parse.named(func).__name__ if callable(func) else "function"
+            base = base if base.isidentifier() else "function"
             name = nodes.fresh(f"_{getattr(value, 'kind', 'grad')}_{base}",
                                nodes.names(self.source.tree) | set(self.made))
             self.names[id(value)], self.made[name] = name, value
