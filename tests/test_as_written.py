@@ -555,3 +555,26 @@ def test_a_negative_int_field_is_printed_as_it_reads():
     v = np.array([-70.0, -60.0])
     value = s2sad.value_and_grad(_reversal_potential, jit=False)(v)[0]
     assert value == pytest.approx(_reversal_potential(v), rel=1e-14)
+
+
+def _starred_shapes(x):
+    *batch, n = x.shape
+    b, *rest = np.shape(x)
+    first, *middle, last = (x * 2.0).shape
+    return np.sum(x ** 2) * n / (b + last + len(middle) + len(batch) + len(rest))
+
+
+def _one_result_of_a_decomposition(a):
+    s = np.linalg.svd(a, compute_uv=False)
+    r = np.linalg.qr(a, mode="r")
+    return np.sum(s) + np.sum(np.abs(np.diag(r))) + np.linalg.svd(a, False, False)[0]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_starred_shapes_and_decompositions_asked_for_one_result(jit):
+    rng = np.random.default_rng(6)
+    for f, args in ((_starred_shapes, (rng.normal(size=(3, 4)),)),
+                    (_starred_shapes, (rng.normal(size=(2, 3, 4)),)),
+                    (_one_result_of_a_decomposition, (rng.normal(size=(4, 3)),))):
+        g = s2sad.grad(f, wrt=(0,), jit=jit)
+        check_gradient(f, args, (0,), jit_fn=g if jit else None, py_fn=None if jit else g)

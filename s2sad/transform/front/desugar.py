@@ -56,7 +56,7 @@ from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
 from . import (function_sequences, functional, generators, local_values, made_functions,
-               messages, try_statements)
+               messages, shape_unpacking, try_statements)
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -166,6 +166,8 @@ class _Desugar:
                 out += self.block(kept)
                 continue
             copies = function_sequences.unrolled(self.source, statement)
+            if copies is None:   # `*batch, n = x.shape`
+                copies = shape_unpacking.split(statement, self.fresh)
             if copies is not None:
                 out += self.block(copies)
                 continue

@@ -11,6 +11,12 @@ Only `numpy.exp` forms are read so (`math.exp` may round its last bit otherwise 
 with the literal 1 (int or float) in both places, in either order around `+`.
 
     y = 1.0 / (1.0 + numpy.exp(-z))      -->      y = rt.sigmoid(z)
+
+A decomposition asked for one of its results returns that array alone, not its tuple: it is
+read as the tuple's element, whose rule is the decomposition's.
+
+    s = numpy.linalg.svd(a, compute_uv=False)     -->      s = numpy.linalg.svd(a, False)[1]
+    r = numpy.linalg.qr(a, mode="r")              -->      r = numpy.linalg.qr(a)[1]
 """
 import gast
 import numpy
@@ -21,8 +27,36 @@ from .. import facts, nodes
 
 
 def rewrite(tree):
-    """Replace every sigmoid spelled out in `tree` (in place)."""
+    """Replace every sigmoid spelled out in `tree`, and every decomposition asked for one
+    result (in place)."""
     _Sigmoid().visit(tree)
+    _OneResult().visit(tree)
+
+
+class _OneResult(nodes.Transformer):
+    # function -> (the option, its position, the value asking for one result, that result)
+    OPTIONS = {numpy.linalg.svd: ("compute_uv", 2, False, 1), numpy.linalg.qr: ("mode", 1, "r", 1)}
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        function = facts.REF.of(node)
+        if function not in self.OPTIONS or not node.args:
+            return node
+        option, position, value, index = self.OPTIONS[function]
+        given = {k.arg: k.value for k in node.keywords}
+        if len(node.args) > position:
+            given[option] = node.args[position]
+        asked = given.get(option)
+        if not (isinstance(asked, gast.Constant) and asked.value == value and
+                type(asked.value) is type(value)):
+            return node
+        # (svd's full_matrices=False: its singular values are the same, and its rule holds)
+        call = gast.Call(node.func, [node.args[0]] + ([nodes.constant(False)]
+                                                      if function is numpy.linalg.svd else []),
+                         [])
+        facts.REF.put(call, function)
+        gast.copy_location(call, node)
+        return gast.copy_location(gast.Subscript(call, nodes.constant(index), gast.Load()), node)
 
 
 class _Sigmoid(nodes.Transformer):
