@@ -534,6 +534,20 @@ def test_show_with_example_arguments_of_a_container(capsys):
     assert cli.main(["show", target, "--example", "(1, 2", "--types", "f8"]) == 2
 
 
+def test_show_of_a_function_of_a_dict_reads_its_keys_from_the_source(capsys):
+    """No arguments given: the dict's keys are those the function reads (`params["W"]`), its
+    values' kinds and the other arguments' unknown: the general file."""
+    from s2sad.tools import cli
+    target = f"{__file__}:_dict_loss"
+    assert cli.main(["show", target]) == 0
+    text = capsys.readouterr().out
+    assert "def d_dict_loss(params_W, params_b, x, d_result):" in text
+    assert "dparams_W" in text and "dparams_b" in text
+    assert cli.main(["show", target, "--mode", "forward"]) == 0
+    assert "def jvp__dict_loss(params_W, params_b, x, dparams_W, dparams_b)" in \
+        capsys.readouterr().out
+
+
 class _Reversal:
     def __init__(self):
         self.E = -88          # an int field: a constant of the generated code

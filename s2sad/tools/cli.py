@@ -143,6 +143,8 @@ def _show(options):
     kinds = pipeline.NO_KINDS if types is None else argument_kinds(func, positions, types)
     if options.example is not None:
         positions, kinds = _example_kinds(func, positions, options.example)
+    elif types is None and _dict_parameters(func):   # `params["W"]`: keys read from the source
+        positions, kinds = _dict_kinds(func, positions)
     if options.mode == "forward":
         generated = pipeline.tangent(func, positions, kinds)
     else:
@@ -168,6 +170,42 @@ def _example_kinds(func, positions, expression):
     gradient = GradientFunction(func, positions, jit=False, with_value=False)
     gradient.runner(gradient.bind(args, {}))  # (transforms; runs nothing)
     return gradient.leaf_positions(gradient._kinds), gradient._kinds
+
+
+def _dict_parameters(func):
+    """{parameter: its keys in the order the source first reads them} for the parameters the
+    function reads only as `p["key"]` (a dict of named leaves, the common model signature)."""
+    import gast
+    from s2sad.transform import nodes
+    from s2sad.transform.front import parse
+    try:
+        tree = parse.parse_function(func).tree
+    except Exception:   # noqa: BLE001 -- the transform reports an unreadable source itself
+        return {}
+    found = {}
+    for name in [a.id for a in tree.args.args]:
+        subscripts = [n for n in nodes.walk(tree) if isinstance(n, gast.Subscript) and
+                      isinstance(n.value, gast.Name) and n.value.id == name]
+        uses = [n for n in nodes.walk(tree) if isinstance(n, gast.Name) and n.id == name]
+        keys = [n.slice.value for n in sorted(subscripts, key=lambda n: (n.lineno, n.col_offset))
+                if isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, str)]
+        if keys and len(keys) == len(subscripts) == len(uses) - 1:  # (and its parameter)
+            found[name] = list(dict.fromkeys(keys))
+    return found
+
+
+def _dict_kinds(func, positions):
+    """(positions, kinds) of the general file for a function of dicts (`_dict_parameters`):
+    the dicts' keys known, nothing known of their values or of the other arguments."""
+    import inspect
+    from s2sad.api.gradients import GradientFunction
+    dicts = _dict_parameters(func)
+    args = [{key: 1.0 for key in dicts[name]} if name in dicts else 1.0
+            for name in inspect.signature(func).parameters]
+    from s2sad.transform import pipeline
+    gradient = GradientFunction(func, positions, jit=False, with_value=False)
+    kinds = pipeline.NO_KINDS[:3] + (gradient.bind(args, {}).layout.structures,)
+    return gradient.leaf_positions(kinds), kinds
 
 
 def load_target(target):

@@ -93,7 +93,7 @@ def check_no_fields_left(source):
                    why="a dict argument is passed as its leaves: its code is generated for the "
                        "keys of the dict it is called with",
                    fix="call the gradient with the dict first, then read s2sad.source(df) "
-                       "(`s2sad show` cannot describe a dict argument yet)")
+                       "(`s2sad show` takes example arguments: --example)")
         for n in nodes.walk(source.tree) if isinstance(n, gast.Subscript) and
         isinstance(n.slice, gast.Constant) and isinstance(n.slice.value, str)]
     if problems:
