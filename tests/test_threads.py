@@ -90,3 +90,59 @@ def test_threads_with_other_wrt_and_other_functions(tmp_path):
         expected = s2sad.value_and_grad(function, wrt=k % 2, jit=False)(x, 0.7)
         assert value == pytest.approx(expected[0], rel=1e-12)
         assert np.allclose(gradient, expected[1], rtol=1e-12)
+
+
+NEWTON_SOURCE = SOURCE + '''
+
+import s2sad
+
+
+def cubic(y, a):
+    return y ** 3 + a * y - 2.0
+
+
+def newton(a):
+    y = 1.0
+    for _ in range(3):
+        y = y - cubic(y, a) / s2sad.grad(cubic)(y, a)
+    return y
+
+
+def newton_named(a):
+    dcubic = s2sad.grad(cubic, wrt=0)
+    y = 1.5
+    for _ in range(2):
+        y = y - cubic(y, a) / dcubic(y, a)
+    return y * a
+'''
+
+
+def test_threads_transforming_a_grad_called_inside_while_others_load_files(tmp_path):
+    """A transformation that makes a grad called inside the function loads a generated file
+    while holding the transformation's lock; a thread loading a file for its Python call
+    parses it under that lock too: they took the two locks in opposite orders (a deadlock that
+    a script with 8 threads hit every time; here it depends on timing, hence the timeout)."""
+    path = tmp_path / "threads_newton.py"
+    path.write_text(NEWTON_SOURCE)
+    spec = importlib.util.spec_from_file_location("threads_newton", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    calls = [lambda: s2sad.grad(module.newton, jit=False)(0.7),
+             lambda: s2sad.grad(module.newton_named, jit=False)(0.7)]
+    results, errors = {}, []
+
+    def run(k):
+        try:
+            results[k] = calls[k % 2]()
+        except Exception as exc:  # noqa: BLE001 -- reported below
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "threads still waiting after 60 s"
+    assert errors == []
+    for k, value in results.items():
+        assert np.allclose(value, calls[k % 2](), rtol=1e-12)

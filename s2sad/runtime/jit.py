@@ -61,7 +61,10 @@ def load(path, flavour):
     module = _modules.get(key)
     if module is not None:
         return module
-    with _load_locks[flavour]:
+    # the syntax lock first, as a transformation takes it (pipeline.py) before it loads a file
+    # (a grad called inside a differentiated function): the other order deadlocked a thread
+    # loading a file, which then parses it, with one transforming
+    with syntax_lock.LOCK, _load_locks[flavour]:
         if key in _modules:
             return _modules[key]
         return _load(path, flavour, key)
