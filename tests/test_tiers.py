@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -251,3 +252,37 @@ def test_a_forked_process_does_not_use_its_parents_workers(monkeypatch, tiered):
         tiers.workers.give_back(worker)
         for parent in parents:
             parent.stop()
+
+
+def test_loading_the_compiled_flavour_does_not_hold_up_a_python_call(tmp_path, monkeypatch):
+    """The tiered first call runs the Python flavour while a thread loads the Numba one (which
+    imports Numba): the Python call must not wait for it (it did, behind the syntax lock)."""
+    module = _fresh(tmp_path, "tier_no_wait")
+    x = np.linspace(0.1, 0.9, 5)
+    g = s2sad.grad(module.f, jit=False)
+    expected = g(x, 0.7)
+    path = _runner(g).path
+    jit_module._modules.pop((path, jit_module.PY), None)   # as if not loaded yet
+    numba_loading, release = threading.Event(), threading.Event()
+    real = jit_module._compile_lazily
+
+    def slow(module_, name):   # stands for Numba's import, 0.3 s or more
+        numba_loading.set()
+        release.wait(60)
+        real(module_, name)
+
+    monkeypatch.setattr(jit_module, "_compile_lazily", slow)
+    loader = threading.Thread(target=jit_module.load, args=(path, jit_module.JIT))
+    loader.start()
+    try:
+        assert numba_loading.wait(60)
+        answers = []
+        python = threading.Thread(target=lambda: answers.append(
+            getattr(jit_module.load(path, jit_module.PY), _runner(g).function_name)))
+        python.start()
+        python.join(30)
+        assert answers, "loading the Python flavour waited for the Numba flavour's load"
+    finally:
+        release.set()
+        loader.join(60)
+    assert np.allclose(g(x, 0.7), expected, rtol=1e-12, atol=0)

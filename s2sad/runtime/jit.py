@@ -61,10 +61,13 @@ def load(path, flavour):
     module = _modules.get(key)
     if module is not None:
         return module
-    # the syntax lock first, as a transformation takes it (pipeline.py) before it loads a file
-    # (a grad called inside a differentiated function): the other order deadlocked a thread
-    # loading a file, which then parses it, with one transforming
-    with syntax_lock.LOCK, _load_locks[flavour]:
+    # Python files: the syntax lock first, as a transformation takes it (pipeline.py) before
+    # it loads one (a grad called inside a differentiated function): the other order
+    # deadlocked a thread loading a file, which then parses it, with one transforming. No
+    # transformation loads the Numba flavour, whose load (Numba's import, 0.3 s) must not hold
+    # up the Python flavour's meanwhile (the tiered first call): it parses under the lock only
+    outer = syntax_lock.LOCK if flavour == PY else contextlib.nullcontext()
+    with outer, _load_locks[flavour]:
         if key in _modules:
             return _modules[key]
         return _load(path, flavour, key)
