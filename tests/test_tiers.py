@@ -74,6 +74,7 @@ def test_a_failed_background_compile_leaves_python_with_one_warning(tmp_path, ti
 
     tiers.workers.stop_all()   # (a warm worker of an earlier test would compile it)
     monkeypatch.setattr(tiers.subprocess, "Popen", failing)
+    monkeypatch.setattr(tiers.tier_fork, "possible", lambda: False)
     x = np.linspace(0.1, 0.9, 5)
     g = s2sad.grad(module.f)
     expected = s2sad.grad(module.f, jit=False)(x, 0.7)
@@ -286,3 +287,96 @@ def test_loading_the_compiled_flavour_does_not_hold_up_a_python_call(tmp_path, m
         release.set()
         loader.join(60)
     assert np.allclose(g(x, 0.7), expected, rtol=1e-12, atol=0)
+
+
+FORKED = """
+import sys
+import numpy as np
+import s2sad
+from s2sad.runtime import tier_fork
+sys.path.insert(0, {directory!r})
+import tier_forked as module
+print("written before, not flushed", end=" ")
+g = s2sad.grad(module.f)
+x = np.linspace(0.1, 0.9, 5)
+g(x, 0.7)
+(runner,) = g._runners.values()
+(job,) = runner._background.values()
+job.wait()
+assert isinstance(job.process, tier_fork.ForkedProcess), type(job.process)
+print(g(x, 0.7)[0], runner.runs_compiled, s2sad.grad(module.f, jit=False)(x, 0.7)[0])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_a_script_forks_its_worker_and_its_output_is_not_repeated(tmp_path):
+    """A fresh script (one thread, no Numba yet) forks its worker, which starts with NumPy and
+    s2sad imported; the child leaves without flushing the caller's buffers."""
+    _fresh(tmp_path, "tier_forked")
+    env = dict(os.environ, S2SAD_BACKGROUND_COMPILE="1", S2SAD_CACHE_DIR=str(tmp_path / "c"))
+    done = subprocess.run([sys.executable, "-c", FORKED.format(directory=str(tmp_path))],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("written before") == 1, done.stdout
+    *_, compiled, switched, python = done.stdout.split()
+    assert switched == "True" and float(compiled) == pytest.approx(float(python), rel=1e-12)
+
+
+def test_a_worker_is_forked_only_when_that_is_safe():
+    """Never with another thread running (its locks would stay held in the child) or with
+    Numba loaded (LLVM's state): a new interpreter then."""
+    script = textwrap.dedent("""
+        import threading
+        from s2sad.runtime import tier_fork
+        alone = tier_fork.possible()
+        stop = threading.Event()
+        other = threading.Thread(target=stop.wait)
+        other.start()
+        with_thread = tier_fork.possible()
+        stop.set()
+        other.join()
+        import numba
+        print(alone, with_thread, tier_fork.possible())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(sys.platform.startswith("linux")), "False", "False"]
+
+
+FORKED_FAILS = """
+import sys, warnings
+import numpy as np
+import s2sad
+from s2sad.runtime import tier_child
+
+
+def no_luck(path, name, arguments):
+    raise RuntimeError("TypingError: no luck")
+
+
+tier_child.compile_one = no_luck   # the forked worker has this module as it is now
+sys.path.insert(0, {directory!r})
+import tier_forked_fails as module
+g = s2sad.grad(module.f)
+x = np.linspace(0.1, 0.9, 5)
+first = g(x, 0.7)[0]
+(runner,) = g._runners.values()
+(job,) = runner._background.values()
+job.wait()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    again = g(x, 0.7)[0]
+print(first == again, runner.jit, [str(w.message).splitlines()[-1] for w in caught])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_a_forked_worker_that_fails_leaves_python_with_one_warning(tmp_path):
+    _fresh(tmp_path, "tier_forked_fails")
+    env = dict(os.environ, S2SAD_BACKGROUND_COMPILE="1", S2SAD_CACHE_DIR=str(tmp_path / "c"))
+    done = subprocess.run([sys.executable, "-c", FORKED_FAILS.format(directory=str(tmp_path))],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("[")[0].split() == ["True", "False"], done.stdout
+    assert "reason: RuntimeError: TypingError: no luck" in done.stdout, done.stdout

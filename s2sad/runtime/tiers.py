@@ -19,7 +19,9 @@ the tiered default switch to compiled code later than `jit=True`'s first call re
 worker is started when a tiered gradient function is made (`warm`), so that this happens while
 the caller's function is transformed and its first Python calls run; it compiles one job at a
 time and stays for the next ones (one idle worker is kept). A job that finds every worker busy
-starts a new one.
+starts a new one. Where it is safe (Linux, one thread, Numba not loaded yet: tier_fork.py)
+the worker is forked from the caller, NumPy and s2sad already imported: ready in ~0.35 s
+instead of ~0.45 s.
 
 While the child compiles, the caller's next call runs Python again or waits for the child
 (`should_wait`): it waits when the compile should end before another Python call would (from
@@ -44,7 +46,7 @@ import time
 
 import numpy
 
-from . import cache
+from . import cache, tier_fork
 
 ENV_SWITCH = "S2SAD_BACKGROUND_COMPILE"
 # Wait for the compile instead of running Python again when one Python call took this long
@@ -68,6 +70,12 @@ class Worker:
     def __init__(self):
         self.environment = _settings()
         self.errors = tempfile.TemporaryFile()
+        if tier_fork.possible():   # ready ~0.1 s sooner: tier_fork.py says when it is safe
+            try:
+                self.process = tier_fork.ForkedProcess(self.errors)
+                return
+            except OSError:        # (no memory for a copy of a large caller, ...)
+                pass
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         self.process = subprocess.Popen(
             [sys.executable, "-c", _bootstrap(package)],
