@@ -380,3 +380,19 @@ def test_a_forked_worker_that_fails_leaves_python_with_one_warning(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("[")[0].split() == ["True", "False"], done.stdout
     assert "reason: RuntimeError: TypingError: no luck" in done.stdout, done.stdout
+
+
+def test_where_pipes_cannot_be_polled_a_thread_reads_the_reports(tmp_path, tiered,
+                                                                 monkeypatch):
+    """(Windows: select() takes no pipes.) The same switch, the report read by a thread."""
+    module = _fresh(tmp_path, "tier_pumped")
+    tiers.workers.stop_all()
+    monkeypatch.setattr(tiers, "POLL_PIPES", False)
+    x = np.linspace(0.1, 0.9, 5)
+    g = s2sad.grad(module.f, wrt=1)
+    first = g(x, 0.7)
+    (job,) = _runner(g)._background.values()
+    job.wait()
+    assert job.succeeded
+    assert g(x, 0.7) == pytest.approx(first, rel=1e-12) and _runner(g).runs_compiled
+    tiers.workers.stop_all()   # (its thread reads a blocking pipe: no later test uses it)

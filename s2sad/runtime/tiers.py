@@ -23,6 +23,10 @@ starts a new one. Where it is safe (Linux, one thread, Numba not loaded yet: tie
 the worker is forked from the caller, NumPy and s2sad already imported: ready in ~0.35 s
 instead of ~0.45 s.
 
+The caller reads the worker's report itself, on its next call (`Compile.done`, from a
+non-blocking pipe): a thread of its own that waits for the report would then wait seconds
+more for the GIL behind a caller running NumPy in a loop (Worker.reply says why).
+
 While the child compiles, the caller's next call runs Python again or waits for the child
 (`should_wait`): it waits when the compile should end before another Python call would (from
 the compile times of earlier files, `CompileTimes`), or when the code loops and a Python call
@@ -38,6 +42,7 @@ import atexit
 import json
 import os
 import pickle
+import select
 import subprocess
 import sys
 import tempfile
@@ -49,6 +54,7 @@ import numpy
 from . import cache, tier_fork
 
 ENV_SWITCH = "S2SAD_BACKGROUND_COMPILE"
+POLL_PIPES = os.name == "posix"   # select() and non-blocking reads work on the workers' pipes
 # Wait for the compile instead of running Python again when one Python call took this long
 # (seconds) and the code has a loop: loops are where the compiled code is far faster.
 WAIT_AFTER = 0.05
@@ -70,14 +76,26 @@ class Worker:
     def __init__(self):
         self.environment = _settings()
         self.errors = tempfile.TemporaryFile()
+        self.process = self._start()
+
+        self._replies = self.process.stdout.fileno()
+        self._unread = b""                 # what the worker wrote that is not read as a line yet
+        self._arrived = threading.Event()  # (where pipes cannot be polled: `_pump` fills it)
+        self._unread_lock = threading.Lock()
+        self._ended = False
+        if POLL_PIPES:
+            os.set_blocking(self._replies, False)
+        else:
+            threading.Thread(target=self._pump, daemon=True).start()
+
+    def _start(self):
         if tier_fork.possible():   # ready ~0.1 s sooner: tier_fork.py says when it is safe
             try:
-                self.process = tier_fork.ForkedProcess(self.errors)
-                return
+                return tier_fork.ForkedProcess(self.errors)
             except OSError:        # (no memory for a copy of a large caller, ...)
                 pass
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        self.process = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-c", _bootstrap(package)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
             env=dict(os.environ), text=True, bufsize=1)
@@ -85,23 +103,73 @@ class Worker:
     def fits(self):
         return self.process.poll() is None and self.environment == _settings()
 
-    def run(self, job):
-        """Send one job, wait for its report (a dict; {"error": reason} if it failed or the
-        worker died)."""
+    def send(self, job):
+        """Give the worker a job (False if it is gone)."""
         try:
             self.process.stdin.write(json.dumps(job) + "\n")
             self.process.stdin.flush()
-            for line in iter(self.process.stdout.readline, ""):
-                try:
-                    report = json.loads(line)
-                except ValueError:
-                    continue   # (something the compile printed)
-                if isinstance(report, dict) and "ready" not in report:
-                    return report
+            return True
         except (OSError, ValueError):
-            pass
+            return False
+
+    def reply(self, timeout):
+        """The report of the job sent (a dict; {"error": reason} if it failed or the worker
+        died), or None if it has not come within `timeout` seconds (0: only look).
+
+        Read by the thread that asks, from a non-blocking pipe, and not by a thread of its
+        own: such a thread, woken by the report, needs the GIL, and a caller running NumPy
+        code in a loop starves it (each NumPy call that releases the GIL and takes it back at
+        once restarts the other thread's wait for its turn): reports were read 0.1 s late on
+        median and 0.5 s at worst, measured."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._unread_lock:
+                line, newline, rest = self._unread.partition(b"\n")
+                if newline:
+                    self._unread = rest
+            if newline:
+                report = _report(line)
+                if report is not None:
+                    return report
+                continue
+            left = max(0.0, deadline - time.monotonic())
+            if not POLL_PIPES:
+                if self._ended:
+                    return self._died()
+                if not self._arrived.wait(left):
+                    return None
+                self._arrived.clear()
+                continue
+            if not select.select([self._replies], [], [], left)[0]:
+                return None
+            try:
+                data = os.read(self._replies, 65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                return self._died()
+            self._unread += data
+
+    def _died(self):
         self.process.wait()
         return {"error": self._last_error()}
+
+    def _pump(self):
+        """Where pipes cannot be polled (Windows): a thread moves what the worker writes to
+        `_unread` (a report then waits for this thread's turn at the GIL)."""
+        while True:
+            try:
+                data = os.read(self._replies, 65536)
+            except OSError:
+                data = b""
+            with self._unread_lock:
+                self._unread += data
+                self._ended = not data
+            self._arrived.set()
+            if not data:
+                return
 
     def _last_error(self):
         self.errors.seek(0)
@@ -124,6 +192,16 @@ class Worker:
                 except subprocess.TimeoutExpired:
                     self.process.kill()
                     self.process.wait()
+
+
+def _report(line):
+    """A line of the worker's: its report (a dict), or None for its "ready" line or anything
+    a compile printed."""
+    try:
+        report = json.loads(line)
+    except ValueError:
+        return None
+    return report if isinstance(report, dict) and "ready" not in report else None
 
 
 def _bootstrap(package_dir):
@@ -197,7 +275,17 @@ workers = _Workers()
 def warm():
     """Called when a tiered gradient function is made: a worker starts importing Numba."""
     if enabled():
+        _read_reports()
         workers.warm()
+
+
+def _read_reports():
+    """Read the reports that came while nobody called (the callers read them: Worker.reply):
+    their workers are free for the next job."""
+    with _children_lock:
+        running = list(_children)
+    for compile_ in running:
+        compile_.done()
 
 
 class Compile:
@@ -213,29 +301,48 @@ class Compile:
         self.started = time.perf_counter()
         self.report = None
         self._finished = threading.Event()
+        self._collecting = threading.Lock()   # one thread reads the report and files it
+        self._looked = 0.0
+        _read_reports()
         self.worker = workers.take()
         self.process = self.worker.process
         with _children_lock:
             _children.add(self)
-        job = {"path": path, "name": name, "arguments": self.arguments}
-        threading.Thread(target=self._run, args=(job,), daemon=True).start()
-
-    def _run(self, job):
-        try:
-            self.report = self.worker.run(job)
-        finally:
-            self._forget()
-            workers.give_back(self.worker)
-            self._finished.set()
+        if not self.worker.send({"path": path, "name": name, "arguments": self.arguments}):
+            self._collect(self.worker._died)
 
     def done(self):
-        """Whether the report is in: the caller may switch (the bookkeeping after it, whose
-        file I/O waits for the GIL after each call while the caller runs Python, took up to
-        0.3 s more: `wait` waits for that too)."""
-        return self.report is not None or self._finished.is_set()
+        """Whether the report is in (read by the caller's own thread: Worker.reply says why),
+        looking at the worker's pipe once a millisecond at most."""
+        if not self._finished.is_set():
+            now = time.perf_counter()
+            if now - self._looked >= 0.001 and self._collecting.acquire(blocking=False):
+                self._looked = now
+                try:
+                    self._collect(lambda: self.worker.reply(0))
+                finally:
+                    self._collecting.release()
+        return self._finished.is_set()
 
     def wait(self):
-        self._finished.wait()
+        while not self._finished.is_set():
+            with self._collecting:
+                self._collect(lambda: self.worker.reply(0.05))
+
+    def _collect(self, read):
+        """Read the report (`read`: None if not there yet), then file it: the compile time
+        for the next forecasts, the worker back to the idle ones."""
+        if self._finished.is_set():
+            return
+        report = read()
+        if report is None:
+            return
+        self.report = report
+        try:
+            self._forget()
+            workers.give_back(self.worker)
+        finally:
+            self._finished.set()
 
     @property
     def succeeded(self):
@@ -249,7 +356,8 @@ class Compile:
         """Stop the compile now (the process is exiting): its worker goes with it."""
         if not self._finished.is_set():
             self.worker.stop()
-            self._finished.wait(timeout=5.0)
+            with self._collecting:
+                self._collect(lambda: {"error": "stopped"})
 
     def remaining(self):
         """The seconds this compile is expected to take still, or None if unknown."""
