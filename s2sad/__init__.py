@@ -23,6 +23,7 @@ from s2sad.errors import (ArgumentError, CacheWarning, GradientCutError, Gradien
                           TemplateError, UnsupportedError, UserError, ZeroGradientWarning)
 from s2sad.runtime.jit import JitFallbackWarning
 from s2sad.runtime.rt import checkpointed, grad_of, stop_gradient
+from s2sad.runtime.tiers import warm_if_interactive
 from s2sad.templates import adjoint, check, d, nondifferentiable, not_implemented, tangent
 from s2sad.tools.verify import VerificationError
 from s2sad.tools.verify import verify as verify_rule
@@ -35,6 +36,8 @@ __all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian",
            "OutputError", "ArgumentError", "InternalError", "NonFiniteError", "GradientCutError",
            "S2sadWarning", "GradientCutWarning", "ZeroGradientWarning", "JitFallbackWarning",
            "CacheWarning"]
+
+warm_if_interactive()   # the REPL, IPython, Jupyter: the compile worker starts now (tiers.py)
 
 
 def __getattr__(name):

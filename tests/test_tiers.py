@@ -396,3 +396,20 @@ def test_where_pipes_cannot_be_polled_a_thread_reads_the_reports(tmp_path, tiere
     assert job.succeeded
     assert g(x, 0.7) == pytest.approx(first, rel=1e-12) and _runner(g).runs_compiled
     tiers.workers.stop_all()   # (its thread reads a blocking pipe: no later test uses it)
+
+
+@pytest.mark.parametrize("settings, workers", [
+    ({}, 1), ({"S2SAD_BACKGROUND_COMPILE": "0"}, 0), ({"S2SAD_DISABLE_JIT": "1"}, 0)])
+def test_an_interactive_session_starts_its_worker_at_import(settings, workers):
+    """`import s2sad` in the REPL starts the worker (gradient functions come later there);
+    a script's does not, nor a session that turned compiling off."""
+    code = "import s2sad; from s2sad.runtime import tiers; print(len(tiers.workers.idle))"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("S2SAD_BACKGROUND_COMPILE", "S2SAD_DISABLE_JIT")}
+    env.update(settings)
+    interactive = subprocess.run([sys.executable, "-i"], input=code + "\n", env=env,
+                                 capture_output=True, text=True, timeout=120)
+    script = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert interactive.returncode == 0 and script.returncode == 0, interactive.stderr
+    assert interactive.stdout.split() == [str(workers)] and script.stdout.split() == ["0"]

@@ -8,7 +8,6 @@ import difflib
 import functools
 import inspect
 import numbers
-import os
 import warnings
 
 import gast
@@ -27,6 +26,7 @@ from s2sad.errors import (
     call_site,
 )
 from s2sad.runtime import tiers
+from s2sad.runtime.tiers import jit_default
 from s2sad.runtime.jit import TIERED, Runner, type_key
 from s2sad.transform.front import constants, container_arguments, fence, global_state, parse, \
     resolve
@@ -34,12 +34,6 @@ from s2sad.transform import pipeline
 from s2sad.transform.front import known_kinds
 
 from . import binding, pytrees
-
-DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"
-
-
-def jit_default():
-    return os.environ.get(DISABLE_JIT_ENV, "").strip().lower() not in ("1", "true", "yes", "on")
 
 
 class Transformed:
