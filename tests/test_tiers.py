@@ -81,7 +81,7 @@ def test_a_failed_background_compile_leaves_python_with_one_warning(tmp_path, ti
     assert np.allclose(g(x, 0.7), expected, rtol=1e-12)
     (job,) = _runner(g)._background.values()
     job.wait()
-    with pytest.warns(s2sad.JitFallbackWarning, match="(?s)in the background.*no luck"):
+    with pytest.warns(s2sad.JitFallbackWarning, match="(?s)Numba could not compile.*no luck"):
         assert np.allclose(g(x, 0.7), expected, rtol=1e-12)
     assert _runner(g).jit is False
     assert np.allclose(g(x, 0.7), expected, rtol=1e-12)
@@ -413,3 +413,36 @@ def test_an_interactive_session_starts_its_worker_at_import(settings, workers):
                             text=True, timeout=120)
     assert interactive.returncode == 0 and script.returncode == 0, interactive.stderr
     assert interactive.stdout.split() == [str(workers)] and script.stdout.split() == ["0"]
+
+
+NUMBA_REFUSES = '''
+import numpy as np
+
+
+def f(x):
+    mu = np.mean(x, axis=-1, keepdims=True)
+    return np.sum((x - mu) ** 2)
+'''
+
+
+def test_a_background_compile_that_fails_warns_as_a_compile_in_the_process_does(tmp_path,
+                                                                                  tiered):
+    """The same warning, naming the generated line and Numba's reason, as jit=True's."""
+    path = tmp_path / "tier_refused.py"
+    path.write_text(NUMBA_REFUSES)
+    spec = importlib.util.spec_from_file_location("tier_refused", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.linspace(0.1, 0.9, 6).reshape(2, 3)
+    tiered_grad, compiled_grad = s2sad.grad(module.f), s2sad.grad(module.f, jit=True)
+    tiered_grad(x)
+    (job,) = _runner(tiered_grad)._background.values()
+    job.wait()
+    with pytest.warns(s2sad.JitFallbackWarning) as background:
+        first = tiered_grad(x)
+    with pytest.warns(s2sad.JitFallbackWarning) as in_process:
+        second = compiled_grad(x)
+    (background,), (in_process,) = background.list, in_process.list
+    assert str(background.message) == str(in_process.message)
+    assert "at " in str(background.message) and "numpy.mean" in str(background.message)
+    assert np.array_equal(first, second)

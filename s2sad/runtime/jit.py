@@ -201,11 +201,10 @@ class Runner:
             if not tiers.should_wait(self._python_seconds, self._loops(), job.remaining()):
                 return None
             job.wait()
-        if not job.succeeded:
+        if not job.succeeded:   # the warning a compile in this process would give
             self.jit = False
-            warnings.warn(f"s2sad: Numba could not compile {self.label} (in the background); "
-                          "running it as Python (slower, same numbers).\n  reason: "
-                          f"{job.reason()}", JitFallbackWarning, stacklevel=4)
+            kind, message = job.failure()
+            warnings.warn(self._explain(kind, message), JitFallbackWarning, stacklevel=4)
             return None
         return self._compiled_for(args)  # Numba's cache has it now: a quick load
 
@@ -267,11 +266,12 @@ class Runner:
             return dispatcher
         except Exception as exc:  # Numba raises many kinds; any of them means "run as Python"
             self.jit = False
-            warnings.warn(self._explain(exc), JitFallbackWarning, stacklevel=4)
+            warnings.warn(self._explain(type(exc).__name__, str(exc)), JitFallbackWarning,
+                          stacklevel=4)
             return None
 
-    def _explain(self, exc):
-        message = str(exc)
+    def _explain(self, kind, message):
+        """The fallback warning for Numba's exception (its class name and message)."""
         where = ""
         directory = os.path.dirname(self.path)
         for path, line in re.findall(r'File "([^"]+)", line (\d+)', message):
@@ -281,9 +281,9 @@ class Runner:
                 where = f"\n  at {generated}:{line}: {code}"
         reason = next((ln.strip() for ln in message.splitlines()
                        if ln.strip() and not ln.startswith(("Failed in", "During:"))),
-                      type(exc).__name__)
+                      kind)
         return (f"s2sad: Numba could not compile {self.label}; running it as Python instead "
-                f"(slower, same numbers).{where}\n  reason: {type(exc).__name__}: {reason}")
+                f"(slower, same numbers).{where}\n  reason: {kind}: {reason}")
 
 
 _SCALARS = {float, int, bool, type(None)} | {

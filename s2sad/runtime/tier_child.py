@@ -47,8 +47,9 @@ def serve(requests, replies):
             continue
         try:
             report = compile_one(**json.loads(line))
-        except Exception:   # noqa: BLE001 -- any failure is the job's, reported to the parent
-            report = {"error": traceback.format_exc().strip().splitlines()[-1]}
+        except Exception as exc:   # noqa: BLE001 -- any failure is the job's, told the parent
+            report = {"error": traceback.format_exc().strip().splitlines()[-1],
+                      "kind": type(exc).__name__, "message": str(exc)}
         _answer(replies, report)
 
 

@@ -185,20 +185,25 @@ class Worker:
         return lines[-1] if lines else f"exit status {self.process.returncode}"
 
     def stop(self):
+        """End the worker now, idle or compiling (it writes nothing but Numba's cache, whose
+        files appear whole or not at all): waiting for it to notice its input end took up to
+        0.5 s more at the exit of a script whose worker was still importing Numba."""
         if self.process.poll() is None:
+            for close in (self.process.stdin.close, self.process.terminate):
+                try:
+                    close()
+                except OSError:
+                    pass
             try:
-                self.process.stdin.close()   # it ends when its input ends...
+                self.process.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for stream in (self.process.stdout, self.errors):
+            try:
+                stream.close()
             except OSError:
                 pass
-            try:
-                self.process.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                self.process.terminate()     # ...or now, when it is compiling
-                try:
-                    self.process.wait(timeout=2.0)
-                except subprocess.TimeoutExpired:
-                    self.process.kill()
-                    self.process.wait()
 
 
 def _report(line):
@@ -374,9 +379,11 @@ class Compile:
     def succeeded(self):
         return self.report is not None and "error" not in self.report
 
-    def reason(self):
-        """Why the compile failed (Numba's reason, the last line of its error)."""
-        return (self.report or {}).get("error", "stopped")
+    def failure(self):
+        """Why the compile failed: the class name and message of Numba's exception in the
+        worker (or of what stopped the worker)."""
+        report = self.report or {"error": "stopped"}
+        return report.get("kind", "RuntimeError"), report.get("message", report["error"])
 
     def stop(self):
         """Stop the compile now (the process is exiting): its worker goes with it."""
