@@ -446,3 +446,40 @@ def test_a_background_compile_that_fails_warns_as_a_compile_in_the_process_does(
     assert str(background.message) == str(in_process.message)
     assert "at " in str(background.message) and "numpy.mean" in str(background.message)
     assert np.array_equal(first, second)
+
+
+FORKED_HOOKS = """
+import os, signal, sys
+import numpy as np
+import s2sad
+sys.path.insert(0, {directory!r})
+import tier_forked_hooks as module
+marker = {marker!r}
+
+
+def clean_up(number, frame):   # a script's own SIGTERM handler
+    with open(marker, "a") as stream:
+        stream.write(f"{{os.getpid()}}\\n")
+    sys.exit(1)
+
+
+signal.signal(signal.SIGTERM, clean_up)
+g = s2sad.grad(module.f)
+g(np.linspace(0.1, 0.9, 5), 0.7)
+(runner,) = g._runners.values()
+(job,) = runner._background.values()
+job.worker.stop()   # as at exit: SIGTERM
+print(os.getpid(), job.process.pid)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_a_forked_worker_does_not_run_the_callers_signal_handlers(tmp_path):
+    _fresh(tmp_path, "tier_forked_hooks")
+    marker = tmp_path / "handled"
+    env = dict(os.environ, S2SAD_BACKGROUND_COMPILE="1", S2SAD_CACHE_DIR=str(tmp_path / "c"))
+    done = subprocess.run([sys.executable, "-c", FORKED_HOOKS.format(
+        directory=str(tmp_path), marker=str(marker))], env=env, capture_output=True, text=True,
+        timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists(), marker.read_text()

@@ -9,8 +9,9 @@ lock another thread held would stay locked in the child forever), and no Numba l
 (LLVM's state is not meant to be forked; verify.py's pools spawn for the same reason).
 Otherwise tiers.Worker starts a new interpreter, as it did.
 
-The child keeps nothing of the caller but its memory: its input, output and errors are the
-worker's pipes and error file, every other descriptor is closed (a pipe of the caller's held
+The child keeps nothing of the caller but its memory: its signal handlers, tracer and profiler
+are Python's defaults, its input, output and errors are the worker's pipes and error file,
+every other descriptor is closed (a pipe of the caller's held
 open here would hide its end from whoever reads it), and it leaves by `os._exit` (no atexit
 handler, no flush of the caller's buffers, which would print the caller's output twice).
 
@@ -83,6 +84,7 @@ def _serve_in_child(requests, replies, errors):
     """The child's whole life: the worker's loop on its own pipes, then `os._exit`."""
     status = 1
     try:
+        _forget_the_callers_hooks()
         os.dup2(requests, 0)
         os.dup2(replies, 1)
         os.dup2(errors, 2)
@@ -103,6 +105,22 @@ def _serve_in_child(requests, replies, errors):
             pass
     finally:
         os._exit(status)
+
+
+def _forget_the_callers_hooks():
+    """The caller's signal handlers (a SIGTERM handler that cleans up its files must not run
+    here when the worker is stopped), tracer and profiler (coverage, a profiler: Numba's
+    import traced line by line) are the caller's: the child has Python's defaults."""
+    for number in signal.valid_signals():
+        try:
+            if callable(signal.getsignal(number)):
+                signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError, RuntimeError):
+            pass
+    sys.settrace(None)
+    sys.setprofile(None)
+    threading.settrace(None)
+    threading.setprofile(None)
 
 
 def _highest_descriptor():
