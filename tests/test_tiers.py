@@ -483,3 +483,46 @@ def test_a_forked_worker_does_not_run_the_callers_signal_handlers(tmp_path):
         timeout=300)
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), marker.read_text()
+
+
+CONTAINERS = '''
+import numpy as np
+
+
+def f(x, ws, pair):
+    s = 0.0
+    for w in ws:
+        s = s + np.sum(np.tanh(w * x))
+    return s + pair[0] * np.sum(x * pair[1])
+'''
+
+
+def test_tuple_and_list_arguments_compile_in_the_background(tmp_path, tiered):
+    """Their Numba types follow from their items': they get a background compile too (they
+    were compiled in the caller, blocking the second call)."""
+    path = tmp_path / "tier_containers.py"
+    path.write_text(CONTAINERS)
+    spec = importlib.util.spec_from_file_location("tier_containers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.linspace(0.1, 0.9, 4)
+    args = (x, [0.5 * x, x ** 2], (1.5, np.cos(x)))
+    g = s2sad.grad(module.f, wrt=0)
+    first = g(*args)
+    runner = _runner(g)
+    (job,) = runner._background.values()
+    job.wait()
+    switched = g(*args)
+    assert runner.jit == jit_module.TIERED and runner.runs_compiled
+    expected = s2sad.grad(module.f, wrt=0, jit=False)(*args)
+    assert np.allclose(first, expected, rtol=1e-12, atol=0)
+    assert np.allclose(switched, expected, rtol=1e-12, atol=0)
+
+
+def test_the_type_key_of_containers():
+    a, b = np.zeros(3), np.zeros(3, np.float32)
+    key = jit_module.type_key
+    assert key([(a, 1.0)]) == key([(np.ones(3), 2.0)]) != key([(b, 1.0)])
+    assert key([[a, a]]) == key([[a, a, a]]) != key([[b]])
+    assert key([[a, b]]) is None and key([[]]) is None and key([object()]) is None
+    assert key([()]) == key([()]) and key([1.0]) != key([1])

@@ -292,18 +292,26 @@ _SCALARS = {float, int, bool, type(None)} | {
 
 def type_key(args):
     """A cheap stand-in for the Numba types of `args`, for the call path: what decides an
-    array's Numba type (dimensions, dtype, layout, writeable, aligned) or a scalar's (its
-    class). None when an argument's type depends on its contents (a tuple, a list)."""
-    key = []
-    for arg in args:
-        kind = type(arg)
-        if kind is numpy.ndarray:  # flags.num: contiguity, writeable, aligned (and owndata)
-            key.append((arg.ndim, arg.dtype.num, arg.flags.num))
-        elif kind in _SCALARS:
-            key.append(kind)
-        else:
-            return None
-    return tuple(key)
+    array's Numba type (dimensions, dtype, layout, writeable, aligned), a scalar's (its class),
+    a tuple's (its items') or a list's (its items', all alike). None when an argument's type is
+    none of these (a list of unlike or no items, an object)."""
+    key = tuple(_key(arg) for arg in args)
+    return None if None in key else key
+
+
+def _key(arg):
+    kind = type(arg)
+    if kind is numpy.ndarray:  # flags.num: contiguity, writeable, aligned (and owndata)
+        return (arg.ndim, arg.dtype.num, arg.flags.num)
+    if kind in _SCALARS:
+        return kind
+    if kind is tuple:
+        items = tuple(_key(item) for item in arg)
+        return None if None in items else (tuple, items)
+    if kind is list and arg:
+        items = {_key(item) for item in arg}
+        return (list, items.pop()) if len(items) == 1 and None not in items else None
+    return None
 
 
 def _too_deep(exc, label):

@@ -485,8 +485,17 @@ def has_loops(text):
 
 def placeholders(args):
     """Small arguments Numba types as it types `args`: arrays of the same dtype, rank, layout
-    and flags (their contents do not matter to a compile), everything else as it is."""
-    return [_placeholder(a) if isinstance(a, numpy.ndarray) else a for a in args]
+    and flags (their contents do not matter to a compile), in tuples and lists too, everything
+    else as it is."""
+    return [_placeholders_of(a) for a in args]
+
+
+def _placeholders_of(value):
+    if isinstance(value, numpy.ndarray):
+        return _placeholder(value)
+    if type(value) in (tuple, list):
+        return type(value)(_placeholders_of(item) for item in value)
+    return value
 
 
 def _placeholder(array):
