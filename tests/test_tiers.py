@@ -198,6 +198,7 @@ def test_a_finished_child_records_its_compile_time(tmp_path, tiered, monkeypatch
 def test_a_warm_worker_compiles_one_job_after_another(tmp_path, tiered):
     """Made with the gradient function, the worker imports Numba before the first call; after
     a job it stays for the next one (another function, or the same one for other types)."""
+    tiers.workers.stop_all()   # (a compile an earlier test left running keeps its worker busy)
     module = _fresh(tmp_path, "tier_warm")
     g = s2sad.grad(module.f)
     assert tiers.workers.idle and tiers.workers.idle[0].fits()   # started with g

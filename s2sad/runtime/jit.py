@@ -282,6 +282,7 @@ class Runner:
         reason = next((ln.strip() for ln in message.splitlines()
                        if ln.strip() and not ln.startswith(("Failed in", "During:"))),
                       kind)
+        reason = re.sub(r" at 0x[0-9a-fA-F]+>", ">", reason)   # (an address says nothing)
         return (f"s2sad: Numba could not compile {self.label}; running it as Python instead "
                 f"(slower, same numbers).{where}\n  reason: {kind}: {reason}")
 

@@ -147,6 +147,8 @@ class Worker:
                     return None
                 self._arrived.clear()
                 continue
+            if self.process.stdout.closed:   # stopped (its descriptor may be another's now)
+                return {"error": "stopped"}
             if not select.select([self._replies], [], [], left)[0]:
                 return None
             try:
@@ -179,9 +181,12 @@ class Worker:
                 return
 
     def _last_error(self):
-        self.errors.seek(0)
-        lines = [ln for ln in self.errors.read().decode(errors="replace").splitlines()
-                 if ln.strip()]
+        try:
+            self.errors.seek(0)
+            text = self.errors.read().decode(errors="replace")
+        except (OSError, ValueError):   # stopped: its file is closed
+            text = "stopped"
+        lines = [ln for ln in text.splitlines() if ln.strip()]
         return lines[-1] if lines else f"exit status {self.process.returncode}"
 
     def stop(self):
