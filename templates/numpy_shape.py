@@ -139,8 +139,8 @@ def copy_tangent(z, a, order="K", subok=False):
     check("numpy.array([x, y])", x=(), y=()),
     check("numpy.array([[x, y], [y, 1.0]])", x=(), y=()),
     check("numpy.array((x, y, x))", x=(), y=()),
-    check("numpy.array(x)", x=M, numba=False),
-    check("numpy.array([x, y])", x=(3,), y=(3,), numba=False),
+    check("numpy.array(x)", x=M),
+    check("numpy.array([x, y])", x=(3,), y=(3,)),
     check("numpy.array([[x, y], [y, x]])", x=(2,), y=(2,), numba=False),
     check("numpy.array(x, dtype='float64', ndmin=2)", x=(3,), numba=False)])
 def array(z, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0,

@@ -155,6 +155,10 @@ COMPILED = [
     case("(rt.cholesky_lower(x, False), rt.cholesky_lower(x, True), rt.cholesky_lower(x))",
          x=("F", 3, 3)),
     case("rt.cholesky_mask(factor)", factor=(3, 3)),
+    # ---- products of a matrix along an axis (pymoo's griewank)
+    case("rt.prod_grad(g, a, 0)", g=(4,), a=R),
+    case("rt.prod_grad(g, a, -1)", g=(3,), a=R),
+    case("(rt.prod_tangent(t, a, 1), rt.prod_tangent(t, a, 0, False))", t=R, a=R),
 ]
 
 
@@ -164,7 +168,7 @@ def test_numba_gives_pythons_result(call, inputs):
 
 
 DECLINED = [
-    case("rt.prod_grad(g, a, 0)", g=(4,), a=R),
+    case("rt.prod_grad(g, a, 0)", g=(3, 4), a=B),
     case("rt.extremum_grad(g, a, z, 1)", g=(3,), a=R, z=of(lambda g, a: np.max(a, axis=1))),
     case("rt.cumprod_grad(g, a, None)", g=(1,), a=None),
     case("rt.norm_grad(g, x, z, 'fro', None, False)", g=None, x=R,

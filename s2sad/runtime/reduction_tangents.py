@@ -14,10 +14,11 @@ import numpy as np
 
 from . import core
 from .core import axes_of, is_number, kept_shape
-from .dispatch import by_type, constant, is_array, is_none, is_scalar, python_only
+from .dispatch import by_type, constant, is_array, is_int, is_none, is_scalar, jitable, \
+    python_only
 from .reductions import (exclusive_products, extremum_grad, flat64, from_last, is_value,
-                         median_grad, norm_axes, norm_grad, prod_grad, ptp_grad, safe_divide,
-                         spread_weights, to_last, value, whole)
+                         median_grad, norm_axes, norm_grad, prod_grad, prod_grad_along, ptp_grad,
+                         safe_divide, spread_weights, to_last, value, whole)
 
 __all__ = ["extremum_mask", "ptp_mask", "median_mask", "prod_tangent", "cumprod_tangent",
            "norm_tangent", "average_tangent", "prod_tangent_grad", "prod_tangent2",
@@ -78,7 +79,17 @@ def prod_tangent(t, a, axis, keepdims=False):
     if is_array(a) and is_array(t) and is_none(axis) and _is_false(keepdims):
         return lambda t, a, axis, keepdims=False: \
             float(np.sum(flat64(t) * exclusive_products(flat64(a))))
+    if is_array(a, 2) and is_array(t, 2) and is_int(axis) and _is_false(keepdims):
+        return _prod_tangent_along
     return python_only(_prod_tangent)
+
+
+@jitable
+def _prod_tangent_along(t, a, axis, keepdims=False):
+    """prod_tangent of a matrix along one axis, as _prod_tangent computes it."""
+    ax = axis + 2 if axis < 0 else axis
+    ones = np.ones(a.shape[0] if ax == 1 else a.shape[1])
+    return np.sum(t * prod_grad_along(ones, a, axis), axis=ax)
 
 
 def _prod_tangent(t, a, axis, keepdims=False):

@@ -104,7 +104,25 @@ def prod_grad(g, a, axis):
         return lambda g, a, axis: value(g)
     if whole(a, g, axis):
         return lambda g, a, axis: (exclusive_products(flat64(a)) * value(g)).reshape(a.shape)
+    if is_array(a, 2) and is_int(axis) and is_array(g, 1):
+        return prod_grad_along
     return python_only(_prod_grad)
+
+
+@jitable
+def prod_grad_along(g, a, axis):
+    """prod_grad of a matrix along one axis: each row's (column's) exclusive products."""
+    ax = axis + 2 if axis < 0 else axis
+    out = np.empty(a.shape)
+    if ax == 1:
+        for i in range(a.shape[0]):
+            out[i, :] = exclusive_products(flat64(a[i, :])) * g[i]
+    elif ax == 0:
+        for j in range(a.shape[1]):
+            out[:, j] = exclusive_products(flat64(a[:, j])) * g[j]
+    else:
+        raise ValueError("axis is out of bounds")
+    return out
 
 
 def _prod_grad(g, a, axis):

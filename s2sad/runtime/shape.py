@@ -322,7 +322,12 @@ def vstack_grads(g, tup):
 
 @by_type
 def column_stack_grads(g, tup):
-    """Adjoints of z = np.column_stack(tup): columns of g (0-d and 1-d arrays are one column)."""
+    """Adjoints of z = np.column_stack(tup): columns of g (0-d and 1-d arrays are one column);
+    of a matrix `tup` (a sequence of rows to NumPy), the matrix of them: g's transpose."""
+    if is_array(tup, 2) and is_array(g, 2):
+        return lambda g, tup: np.ascontiguousarray(g.T).astype(np.float64)
+    if is_array(tup, 1) and is_array(g, 2):    # numbers: one row of g
+        return lambda g, tup: g[0, :].astype(np.float64)
     return _stacked("column_stack_grads_tuple", g, tup, 1, 2,
                     lambda g, tup: _stacked_general(g, tup, 1, 2))
 

@@ -1,0 +1,94 @@
+"""Calls Numba refuses as written, which published objectives use (pints' `np.array(x,
+copy=True, dtype=float)`, pymoo's `np.prod(..., axis=1)` and `np.column_stack(terms)`, cma's
+`np.dot` of an int and a float array, `np.max(x.shape)`): the JIT flavour of a generated file
+calls runtime/numpy_cached.py's helpers in their place, with the same numbers, so those
+gradients compile instead of falling back to Python."""
+import ast
+import warnings
+
+import numpy as np
+import pytest
+
+import s2sad
+from gradcheck import check_gradient
+
+
+def test_the_jit_flavour_routes_the_calls_numba_refuses():
+    from s2sad.runtime import numpy_cached
+    text = ("a = numpy.array(x, copy=True, dtype=float); b = numpy.array(x); "
+            "c = numpy.array(x, dtype='float64'); d = numpy.array(x, copy=False); "
+            "e = numpy.array(x, dtype=int); f = numpy.prod(m, axis=1) + numpy.prod(x.shape); "
+            "g = numpy.column_stack(t); h = numpy.dot(a, b) + numpy.max(x.shape); "
+            "k = numpy.asarray((x,))")
+    routed = ast.unparse(numpy_cached.for_numba(ast.parse(text)))
+    assert routed.splitlines() == [
+        "a = _s2sad_numpy.array_float64(x)", "b = _s2sad_numpy.array_copy(x)",
+        "c = _s2sad_numpy.array_float64(x)",
+        "d = numpy.array(x, copy=False)",     # might be a view: left to Numba (and Python)
+        "e = numpy.array(x, dtype=int)",
+        "f = _s2sad_numpy.prod_along(m, 1) + _s2sad_numpy.prod_all(x.shape)",
+        "g = _s2sad_numpy.column_stack(t)",
+        "h = _s2sad_numpy.dot(a, b) + _s2sad_numpy.max_all(x.shape)",
+        "k = _s2sad_numpy.asarray_of((x,))"]
+
+
+@pytest.fixture(scope="module")
+def helpers():
+    from s2sad.runtime import dispatch, numpy_cached
+    dispatch.install()
+    return numpy_cached
+
+
+X = np.linspace(0.1, 1.0, 5)
+M = np.arange(12.0).reshape(3, 4) / 7 + 0.5
+CASES = [   # (helper call as Numba compiles it, arguments, what NumPy gives)
+    ("array_copy(a)", (M.T,), np.array(M.T)),
+    ("array_float64(a)", (np.arange(4),), np.array(np.arange(4), dtype=float)),
+    ("max_all(a.shape) + min_all(a.shape)", (M,), np.max(M.shape) + np.min(M.shape)),
+    ("prod_all(a.shape) + prod_all(a)", (M,), np.prod(M.shape) + np.prod(M)),
+    ("prod_along(a, 1) * prod_along(a, -1)", (M,), np.prod(M, axis=1) * np.prod(M, axis=-1)),
+    ("prod_along(a, 0)", (M,), np.prod(M, axis=0)),
+    ("column_stack([a, 2 * a, a * a])", (X,), np.column_stack([X, 2 * X, X * X])),
+    ("column_stack(a)", (M,), np.column_stack(M)),
+    ("column_stack(a)", (X,), np.column_stack(X)),
+    ("dot(np.arange(5), a) + dot(2.0, a)", (X,), np.dot(np.arange(5), X) + np.dot(2.0, X)),
+    ("asarray_of((a,)) + asarray_of([a, 2 * a]) + array_copy((a, a))", (X,),
+     np.asarray((X,)) + np.asarray([X, 2 * X]) + np.array((X, X))),
+    ("array_float64([a, a]) + asarray_of((1.5, 2.0))[0]", (X,),
+     np.array([X, X], dtype=float) + 1.5),
+]
+
+
+@pytest.mark.parametrize("call, args, expected", CASES, ids=[c[0] for c in CASES])
+def test_each_helper_gives_numpys_numbers(helpers, call, args, expected):
+    import numba
+    namespace = {"np": np, **{name: getattr(helpers, name) for name in dir(helpers)}}
+    exec(f"def f(a):\n    return {call}\n", namespace)
+    got = numba.njit(namespace["f"])(*args)
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+    assert np.array_equal(got, expected)
+
+
+def as_published(x, w):
+    """Written as pints, pymoo and cma write objectives."""
+    x = np.array(x, copy=True, dtype=float)
+    if x.ndim != 1:
+        n = np.max(x.shape)
+        if np.prod(x.shape) != n:
+            raise ValueError("not a vector")
+        x = x.reshape((n,))
+    terms = []
+    for i in range(len(x) - 1):
+        terms.append(100 * (x[i + 1] - x[i] ** 2) ** 2 * w + (1 - x[i]) ** 2)
+    rows = np.column_stack([x * w, np.cos(x)])
+    return np.sum(np.column_stack(terms)) + np.sum(np.prod(rows, axis=1)) + \
+        np.dot(np.arange(len(x)), x)
+
+
+def test_a_gradient_written_as_published_compiles_and_agrees():
+    x = np.random.default_rng(0).uniform(-1.0, 1.0, 5)
+    compiled = s2sad.grad(as_published, wrt=(0, 1), jit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)   # it compiles
+        compiled(x, 0.7)
+    check_gradient(as_published, (x, 0.7), (0, 1), jit_fn=compiled)
