@@ -525,5 +525,5 @@ def test_the_type_key_of_containers():
     key = jit_module.type_key
     assert key([(a, 1.0)]) == key([(np.ones(3), 2.0)]) != key([(b, 1.0)])
     assert key([[a, a]]) == key([[a, a, a]]) != key([[b]])
-    assert key([[a, b]]) is None and key([[]]) is None and key([object()]) is None
+    assert key([[]]) is None and key([object()]) is None and key([[object()]]) is None
     assert key([()]) == key([()]) and key([1.0]) != key([1])

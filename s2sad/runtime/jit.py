@@ -294,10 +294,21 @@ _SCALARS = {float, int, bool, type(None)} | {
 def type_key(args):
     """A cheap stand-in for the Numba types of `args`, for the call path: what decides an
     array's Numba type (dimensions, dtype, layout, writeable, aligned), a scalar's (its class),
-    a tuple's (its items') or a list's (its items', all alike). None when an argument's type is
-    none of these (a list of unlike or no items, an object)."""
-    key = tuple(_key(arg) for arg in args)
-    return None if None in key else key
+    a tuple's (its items') or a list's (its first item's, as Numba's). None when an argument's
+    type is none of these (an empty list, an object)."""
+    key = []
+    for arg in args:   # (the call path: arrays and numbers without a call each)
+        kind = type(arg)
+        if kind is numpy.ndarray:
+            key.append((arg.ndim, arg.dtype.num, arg.flags.num))
+        elif kind in _SCALARS:
+            key.append(kind)
+        else:
+            item = _key(arg)
+            if item is None:
+                return None
+            key.append(item)
+    return tuple(key)
 
 
 def _key(arg):
@@ -309,9 +320,9 @@ def _key(arg):
     if kind is tuple:
         items = tuple(_key(item) for item in arg)
         return None if None in items else (tuple, items)
-    if kind is list and arg:
-        items = {_key(item) for item in arg}
-        return (list, items.pop()) if len(items) == 1 and None not in items else None
+    if kind is list and arg:   # typed by its first item, as Numba types it (O(1) per call)
+        item = _key(arg[0])
+        return None if item is None else (list, item)
     return None
 
 

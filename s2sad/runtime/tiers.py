@@ -84,7 +84,6 @@ class Worker:
         self.environment = _settings()
         self.errors = tempfile.TemporaryFile()
         self.process = self._start()
-
         self._replies = self.process.stdout.fileno()
         self._unread = b""                 # what the worker wrote that is not read as a line yet
         self._arrived = threading.Event()  # (where pipes cannot be polled: `_pump` fills it)
