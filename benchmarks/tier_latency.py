@@ -19,7 +19,8 @@ For each function of tier_cases.py, with new, empty S2SAD_CACHE_DIR and NUMBA_CA
                     the first call (trace + compile + call) and the steady time per call
 Import times are reported apart and are not part of any of these.
 
-    python benchmarks/tier_latency.py [--only NAME] [--no-jax]   # writes benchmarks/LATENCY.md
+    python benchmarks/tier_latency.py [--only NAME] [--no-jax] [--repeat 3]
+                                      # writes benchmarks/LATENCY.md: medians of 3 rounds
     python benchmarks/tier_latency.py --child KIND INDEX          # one measurement (JSON line)
 """
 import argparse
@@ -134,29 +135,49 @@ def _run(kind, index, dirs):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure(only=None, jax=True, say=print):
+def measure(only=None, jax=True, say=print, repeat=3):
+    """Each case's row: the median of `repeat` rounds, each in its own new caches (one round
+    of processes is at the mercy of the machine: the scalar loop's cold switch read 0.57 s in
+    one run and 0.82 s in the next)."""
     import tier_cases
     rows = []
     for index, (name, *_, jax_builder) in enumerate(tier_cases.CASES):
         if only and only not in name:
             continue
-        scratch = tempfile.mkdtemp(prefix="s2sad_tiers_")
-        try:
-            tiered_dirs = (os.path.join(scratch, "s2sad"), os.path.join(scratch, "numba"))
-            row = {"name": name, "tiered": _run("tiered", index, tiered_dirs)}
-            row["cached"] = _run("tiered", index, tiered_dirs)
-            jit_dirs = (os.path.join(scratch, "s2sad_jit"), os.path.join(scratch, "numba_jit"))
-            row["jit"] = _run("jit", index, jit_dirs)
-            row["tiered-edit"] = _run("tiered-edit", index, tiered_dirs)
-            row["jit-edit"] = _run("jit-edit", index, jit_dirs)
-            row["jax"] = (_run("jax", index, (scratch, scratch)) if jax and jax_builder
-                          else {"error": "not run" if jax_builder else
-                                "jit cannot trace it: Python control flow on traced values"})
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+        rounds = [_round(index, jax and jax_builder is not None) for _ in range(repeat)]
+        row = {"name": name, **{kind: _median([r[kind] for r in rounds]) for kind in rounds[0]}}
+        if not jax_builder:
+            row["jax"] = {"error": "jit cannot trace it: Python control flow on traced values"}
         say(_line(row))
         rows.append(row)
     return rows
+
+
+def _round(index, jax):
+    """One round of the measurements of a case, in new caches."""
+    scratch = tempfile.mkdtemp(prefix="s2sad_tiers_")
+    try:
+        tiered_dirs = (os.path.join(scratch, "s2sad"), os.path.join(scratch, "numba"))
+        row = {"tiered": _run("tiered", index, tiered_dirs)}
+        row["cached"] = _run("tiered", index, tiered_dirs)
+        jit_dirs = (os.path.join(scratch, "s2sad_jit"), os.path.join(scratch, "numba_jit"))
+        row["jit"] = _run("jit", index, jit_dirs)
+        row["tiered-edit"] = _run("tiered-edit", index, tiered_dirs)
+        row["jit-edit"] = _run("jit-edit", index, jit_dirs)
+        row["jax"] = _run("jax", index, (scratch, scratch)) if jax else {"error": "not run"}
+        return row
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _median(results):
+    """The median of each number over the rounds (a round's error wins: it is reported)."""
+    for result in results:
+        if "error" in result:
+            return result
+    return {key: statistics.median(r[key] for r in results if r.get(key) is not None)
+            if any(r.get(key) is not None for r in results) else None
+            for key in results[0]}
 
 
 def _s(value, unit=1.0, digits=2):
@@ -214,6 +235,8 @@ def main():
     parser.add_argument("--child", nargs=2, metavar=("KIND", "INDEX"))
     parser.add_argument("--only", help="only the functions whose name contains this")
     parser.add_argument("--no-jax", action="store_true", help="skip JAX")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="rounds per case; each cell is their median (default 3)")
     parser.add_argument("--output", default=os.path.join(HERE, "LATENCY.md"))
     options = parser.parse_args()
     if options.child:
@@ -222,13 +245,14 @@ def main():
     if jax and not os.path.exists(BENCH_PYTHON):
         import run          # makes .venv-bench, where JAX is installed (as `make bench` does)
         run.ensure_venv()
-    rows = measure(options.only, jax)
+    rows = measure(options.only, jax, repeat=options.repeat)
     text = "\n".join(table(rows))
     print("\n" + text)
     if not options.only:
         with open(options.output, "w") as stream:
             stream.write("# Latency of the tiered default (`make bench-latency`)\n\n"
-                         f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores. "
+                         f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, each cell "
+                         f"the median of {options.repeat} rounds in new caches. "
                          "Generated by benchmarks/tier_latency.py: do not edit.\n\n"
                          + text + "\n")
 

@@ -92,3 +92,26 @@ def test_a_gradient_written_as_published_compiles_and_agrees():
         warnings.simplefilter("error", s2sad.JitFallbackWarning)   # it compiles
         compiled(x, 0.7)
     check_gradient(as_published, (x, 0.7), (0, 1), jit_fn=compiled)
+
+
+def index_range(n):
+    return range(1, n, 2)
+
+
+def over_a_returned_range(x):
+    """cma's `for i in rglen(x)`: a loop over what a function returns, here a range."""
+    s = 0.0
+    f = 0.0
+    for i in index_range(len(x)):
+        s = s + x[i]
+        f = f + s ** 2
+    return f + x[index_range(len(x))[-1]]
+
+
+def test_a_loop_over_a_range_a_function_returns_compiles():
+    x = np.random.default_rng(1).normal(size=7)
+    compiled = s2sad.grad(over_a_returned_range, wrt=(0,), jit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)
+        compiled(x)
+    check_gradient(over_a_returned_range, (x,), 0, jit_fn=compiled)

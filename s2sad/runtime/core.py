@@ -16,8 +16,8 @@ from . import linalg  # dot/matmul gradients of N-D operands
 from .arrays import (axis_spread_loop, axis_sum_loop, expand_to, f64, fill_loop, filled,
                      flat_copy, reduce_to, reduced_mask, summed_to_loop, total_loop)
 from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_axis, is_float64,
-                       is_int, is_list, is_none, is_python_object, is_scalar, is_tuple, jitable,
-                       loops, python_only)
+                       is_int, is_list, is_none, is_python_object, is_range, is_scalar, is_tuple,
+                       jitable, loops, python_only)
 
 __all__ = ["zeros_like", "saved", "not_finite", "checkpoint_every",
            "item", "copy", "add_at", "unbroadcast", "broadcast_like", "reduce_sum", "total",
@@ -67,6 +67,8 @@ def zeros_like(x):
         return lambda x: 0.0
     if is_array(x):
         return lambda x: np.zeros(x.shape)
+    if is_range(x):   # (as _zeros_like: zeros of its length)
+        return lambda x: np.zeros(len(x))
     if is_tuple(x):
         # written out for the tuple's length: Numba types each element on its own
         parts = "".join(f"zeros_like(x[{k}]), " for k in range(len(x)))

@@ -152,6 +152,29 @@ def install():
     _import_arraymath_without_scipy()
     blas_modules.load_alone()   # BLAS and LAPACK for Numba without the rest of scipy.linalg
     _cheaper_error_messages()
+    _indexed_ranges()
+
+
+def _indexed_ranges():
+    """`r[k]` of a range in compiled code, which Numba lacks: a loop over what a function
+    returns is indexed (normalize.py: `for i in rglen(x)` -> `i = _t0[_i0]`), and cma's
+    `rglen(x)` returns `range(len(x))`."""
+    import operator
+
+    from numba.core import types
+    from numba.extending import overload
+
+    @overload(operator.getitem)
+    def range_item(r, k):
+        if isinstance(r, types.RangeType) and isinstance(k, types.Integer):
+            def item(r, k):
+                n = len(r)
+                j = k + n if k < 0 else k
+                if j < 0 or j >= n:
+                    raise IndexError("range object index out of range")
+                return r.start + j * r.step
+            return item
+        return None
 
 
 def _import_arraymath_without_scipy():
@@ -471,6 +494,11 @@ def is_list(t):
     if _ours(t):
         return isinstance(t, value_types.List)
     return isinstance(t, _numba_types().List)
+
+
+def is_range(t):
+    """A range object (what a function returning `range(...)` gives compiled code)."""
+    return not _ours(t) and isinstance(t, _numba_types().RangeType)
 
 
 def is_tuple(t):
