@@ -201,19 +201,13 @@ def prod_along(a, axis):
 @jitable
 def _prod_matrix_along(a, axis):
     ax = axis + 2 if axis < 0 else axis
-    if ax == 1:
-        rows = np.ones(a.shape[0], a.dtype)
-        for i in range(a.shape[0]):
-            for j in range(a.shape[1]):
-                rows[i] *= a[i, j]
-        return rows
-    if ax == 0:
-        columns = np.ones(a.shape[1], a.dtype)
-        for i in range(a.shape[0]):
-            for j in range(a.shape[1]):
-                columns[j] *= a[i, j]
-        return columns
-    raise ValueError("axis is out of bounds")
+    if ax != 0 and ax != 1:
+        raise ValueError("axis is out of bounds")
+    out = np.ones(a.shape[1 - ax], a.dtype)   # each row's (ax 1) or column's product
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i if ax == 1 else j] *= a[i, j]
+    return out
 
 
 @jitable
