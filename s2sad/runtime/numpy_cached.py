@@ -296,8 +296,7 @@ def asarray_of(a):
 
 def _arrays_alike(t):
     """A tuple or list whose items are arrays of one type."""
-    return (is_tuple(t) or is_list(t)) and len(getattr(t, "types", (0,))) > 0 and \
-        is_array(getattr(t, "dtype", None))
+    return (is_tuple(t) or is_list(t)) and is_array(getattr(t, "dtype", None))
 
 
 @jitable
