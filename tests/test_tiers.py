@@ -163,24 +163,33 @@ def test_threads_calling_a_tiered_gradient_start_one_child_and_agree(tmp_path, t
 
 
 def test_the_wait_policy():
-    """Wait for the child when it should finish before another Python call would, or when the
-    code loops and Python is slow; else answer from Python again."""
-    assert tiers.should_wait(0.2, loops=False, remaining=0.1)
-    assert not tiers.should_wait(0.2, loops=False, remaining=3.0)
-    assert not tiers.should_wait(0.2, loops=False)
-    assert tiers.should_wait(0.06, loops=True, remaining=3.0)
-    assert not tiers.should_wait(0.01, loops=True)
+    """Ski rental: Python again until the time spent in Python since the compile was queued
+    reaches what waiting would cost now (the compile's remaining time, and the switch's)."""
+    assert not tiers.should_wait(0.2, remaining=3.0)
+    assert tiers.should_wait(3.0, remaining=3.0)
+    assert tiers.should_wait(0.2, remaining=0.1)
+    assert not tiers.should_wait(0.2, remaining=0.1, switch=0.5)
+    assert tiers.should_wait(0.0, remaining=0.0)        # done: switch at once
 
 
 def test_compile_times_foresee_the_next_compile(tmp_path, monkeypatch):
     monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path / "cache"))
     times = tiers.CompileTimes()
-    assert times.expected(40) is None          # no history: the policy does without
-    for lines, seconds in [(10, 1.0), (20, 3.0), (40, 4.0)]:
-        times.record(lines, seconds)
-    assert times.expected(40) == pytest.approx(40 * 0.1)   # the median 0.1 s per line
+    model = tiers.compile_cost(40, 3)
+    assert times.expected(40, 3) == pytest.approx(model)   # no history: the cost model
+    for lines, callees, ratio in [(10, 1, 1.0), (20, 0, 3.0), (40, 5, 2.0), (5, 2, 0.5)]:
+        times.record(lines, callees, ratio * tiers.compile_cost(lines, callees))
+    # calibrated by the upper quartile of measured / foreseen (it errs long: should_wait)
+    assert times.expected(40, 3) == pytest.approx(3.0 * model)
     (tmp_path / "cache" / "compile_times.json").write_text("not json")
-    assert times.expected(40) is None          # a damaged history is no history
+    assert times.expected(40, 3) == pytest.approx(model)   # a damaged history is no history
+
+
+def test_the_size_of_a_compile(tmp_path):
+    path = tmp_path / "g.py"
+    path.write_text("# a comment\nimport numpy\ndef g(x):\n    y = numpy.sin(x) + rt.unbroadcast"
+                    "(x, x)\n\n    return numpy.sin(y) + numpy.linalg.solve(x, y)\n")
+    assert tiers.compile_size(str(path)) == (4, 3)
 
 
 def test_a_finished_child_records_its_compile_time(tmp_path, tiered, monkeypatch):
@@ -192,7 +201,7 @@ def test_a_finished_child_records_its_compile_time(tmp_path, tiered, monkeypatch
     job.wait()
     assert job.succeeded
     # a new generated file (in a new cache directory): the child compiled it, and says how long
-    assert tiers.history.expected(job.lines) > 0
+    assert tiers.history._read() == [(*job.size, job.report["seconds"])]
 
 
 def test_a_warm_worker_compiles_one_job_after_another(tmp_path, tiered):
@@ -247,11 +256,12 @@ def test_a_forked_process_does_not_use_its_parents_workers(monkeypatch, tiered):
     tiers.warm()
     parents = list(tiers.workers.idle)
     monkeypatch.setattr(tiers.workers, "pid", -1)   # as if this process were a fork's child
-    worker = tiers.workers.take()
     try:
-        assert worker not in parents and tiers.workers.pid == os.getpid()
+        tiers.workers.warm()
+        assert tiers.workers.pid == os.getpid() and len(tiers.workers.idle) == 1
+        assert tiers.workers.idle[0] not in parents
     finally:
-        tiers.workers.give_back(worker)
+        tiers.workers.stop_all()
         for parent in parents:
             parent.stop()
 
@@ -527,3 +537,102 @@ def test_the_type_key_of_containers():
     assert key([[a, a]]) == key([[a, a, a]]) != key([[b]])
     assert key([[]]) is None and key([object()]) is None and key([[object()]]) is None
     assert key([()]) == key([()]) and key([1.0]) != key([1])
+
+
+POOL_SCRIPT = '''
+import os, sys, time
+import numpy as np
+import s2sad
+from s2sad.runtime import tiers
+
+FUNCTIONS = 40
+sys.path.insert(0, {directory!r})
+with open(os.path.join({directory!r}, "pool_functions.py"), "w") as stream:
+    stream.write("import numpy as np\\n")
+    for k in range(FUNCTIONS):   # forty different functions, forty generated files
+        stream.write(f"""
+def f{{k}}(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + np.sin(x[i] * w + {{k}}.0 / 7.0) ** 2
+    return s * {{k + 1}}.0
+""")
+import pool_functions
+
+def alive():
+    """The worker processes alive now: this process's children that are not zombies."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{{entry}}/stat") as stream:
+                fields = stream.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        count += int(fields[1]) == os.getpid() and fields[0] != "Z"
+    return count
+
+limit, most = tiers.pool_size(), 0
+x = np.linspace(0.1, 0.9, 5)
+gradients = []
+for k in range(FUNCTIONS):
+    f = getattr(pool_functions, f"f{{k}}")
+    g = s2sad.grad(f, wrt=(0, 1))
+    most = max(most, alive())
+    python = s2sad.grad(f, wrt=(0, 1), jit=False)(x, 0.7)
+    for _ in range(3):
+        got = g(x, 0.7)
+        assert all(np.allclose(a, b, rtol=1e-10, atol=0) for a, b in zip(got, python))
+        most = max(most, alive())
+    gradients.append((g, python))
+jobs = [next(iter(g._runners.values()))._background[next(iter(
+    next(iter(g._runners.values()))._background))] for g, _ in gradients]
+queued = [job for job in jobs if job.started is None]
+assert len(queued) >= 3, len(queued)
+# priority: the function called most, then the compile a caller waits for, go first
+called, waited = queued[-2], queued[-1]
+called_gradient = gradients[jobs.index(called)][0]
+called_gradient(x, 0.7)
+waited.wait()
+most = max(most, alive())
+for job in jobs:
+    job.wait()
+    most = max(most, alive())
+first = sorted((j for j in queued), key=lambda j: j.started)[:2]
+assert set(first) == {{called, waited}}, [queued.index(j) for j in first]
+for g, python in gradients:   # every function ends compiled, with Python's numbers
+    got = g(x, 0.7)
+    assert next(iter(g._runners.values())).runs_compiled
+    assert all(np.allclose(a, b, rtol=1e-10, atol=0) for a, b in zip(got, python))
+# idle workers beyond the one kept warm exit after a while
+tiers.IDLE_SECONDS = 0.2
+time.sleep(0.3)
+tiers.workers.poll(force=True)
+print(limit, most, alive(), len(tiers.workers.idle))
+'''
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_a_process_making_many_gradients_keeps_at_most_n_workers(tmp_path, limit):
+    """Issue 46: forty gradient functions of forty functions, three calls each: never more
+    than N workers alive, the compiles queued (the one waited for, then the function called
+    most, first), every result Python's, every function compiled in the end, and the idle
+    workers beyond one gone after a while."""
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("counts processes from /proc (Linux)")
+    env = dict(os.environ, S2SAD_BACKGROUND_COMPILE="1", S2SAD_CACHE_DIR=str(tmp_path / "c"),
+               S2SAD_COMPILE_WORKERS=str(limit), NUMBA_CACHE_DIR=str(tmp_path / "n"))
+    done = subprocess.run([sys.executable, "-c", POOL_SCRIPT.format(directory=str(tmp_path))],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == [str(limit), str(limit), "1", "1"], done.stdout
+
+
+def test_the_pool_size(monkeypatch):
+    monkeypatch.setenv(tiers.WORKERS_ENV, "3")
+    assert tiers.pool_size() == 3
+    monkeypatch.delenv(tiers.WORKERS_ENV)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert tiers.pool_size() == max(1, cores - 1)
+    monkeypatch.setenv(tiers.WORKERS_ENV, "many")
+    with pytest.warns(RuntimeWarning, match="S2SAD_COMPILE_WORKERS='many'"):
+        assert tiers.pool_size() == max(1, cores - 1)

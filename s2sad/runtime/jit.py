@@ -134,7 +134,6 @@ class Runner:
         self._by_key = {}           # type_key(args) -> the dispatcher compiled for them
         self._background = {}       # type_key(args) -> its tiers.Compile
         self._preparing = None      # the thread importing Numba for the switch
-        self._python_seconds = 0.0  # the longest Python call while a compile runs
 
     @property
     def source(self):
@@ -192,15 +191,16 @@ class Runner:
                 self._preparing = threading.Thread(target=self._prepare_compiled, daemon=True)
                 self._preparing.start()
                 return None
-        if self._preparing is not None:
-            # the next call waits for that (0.3-0.7 s of CPU, once per process): run beside
-            # Python calls, it got half the GIL and took the child's core for a second or more
+        if not job.done():
+            job.calls += 1
+            preparing = self._preparing is not None and self._preparing.is_alive()
+            switch = tiers.SWITCH_SECONDS if preparing else 0.0
+            if not tiers.should_wait(job.python_seconds, job.remaining(), switch):
+                return None   # Python again, beside the compile (and the thread preparing)
+        if self._preparing is not None:   # (0.3-0.7 s of CPU, once per process)
             self._preparing.join()
             self._preparing = None
-        if not job.done():
-            if not tiers.should_wait(self._python_seconds, self._loops(), job.remaining()):
-                return None
-            job.wait()
+        job.wait()
         if not job.succeeded:   # the warning a compile in this process would give
             self.jit = False
             kind, message = job.failure()
@@ -219,17 +219,15 @@ class Runner:
         except Exception:   # noqa: BLE001 -- the switch loads it again and reports what failed
             pass
 
-    def _loops(self):
-        if "_has_loops" not in self.__dict__:
-            self._has_loops = tiers.has_loops(self.source)
-        return self._has_loops
-
     def _timed_python(self, args):
+        """A Python call while a compile runs, its time counted as the wait policy's rent."""
         start = time.perf_counter()
         try:
             return self.as_python(*args)
         finally:
-            self._python_seconds = max(self._python_seconds, time.perf_counter() - start)
+            job = self._background.get(type_key(args))
+            if job is not None:
+                job.python_seconds += time.perf_counter() - start
 
     @property
     def runs_compiled(self):

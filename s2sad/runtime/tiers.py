@@ -18,19 +18,24 @@ starting Python and importing NumPy, s2sad and Numba before it compiles anything
 the tiered default switch to compiled code later than `jit=True`'s first call returned. A
 worker is started when a tiered gradient function is made (`warm`), so that this happens while
 the caller's function is transformed and its first Python calls run; it compiles one job at a
-time and stays for the next ones (one idle worker is kept). A job that finds every worker busy
-starts a new one. Where it is safe (Linux, one thread, Numba not loaded yet: tier_fork.py)
-the worker is forked from the caller, NumPy and s2sad already imported: ready in ~0.35 s
-instead of ~0.45 s.
+time and stays for the next ones. Where it is safe (Linux, one thread, Numba not loaded yet:
+tier_fork.py) the worker is forked from the caller, NumPy and s2sad already imported: ready in
+~0.35 s instead of ~0.45 s.
+
+A bounded pool (`_Pool`): at most `pool_size()` workers per process, the cores less one by
+default ($S2SAD_COMPILE_WORKERS sets it), so that a process making many gradient functions
+(a test suite, a corpus, a sweep over models) does not start a worker per function. Further
+compiles wait in a queue, the one a caller waits for first, then the function called most;
+a worker idle for IDLE_SECONDS exits, but the last one is kept warm.
 
 The caller reads the worker's report itself, on its next call (`Compile.done`, from a
 non-blocking pipe): a thread of its own that waits for the report would then wait seconds
 more for the GIL behind a caller running NumPy in a loop (Worker.reply says why).
 
-While the child compiles, the caller's next call runs Python again or waits for the child
-(`should_wait`): it waits when the compile should end before another Python call would (from
-the compile times of earlier files, `CompileTimes`), or when the code loops and a Python call
-took 50 ms or more.
+While the compile runs, each call runs Python again or waits for it (`should_wait`, a ski
+rental): Python until the time spent in Python calls since the compile was queued reaches
+the compile's expected remaining time (`CompileTimes`, a cost model calibrated by the compile
+times measured here), then wait. docs/tiers.md states its bound.
 
 A compile that fails leaves the Python flavour in place with the usual JitFallbackWarning; the
 workers still running when the process exits are stopped (`atexit`), a worker whose parent
@@ -39,15 +44,18 @@ died sees its input end and exits, and a worker never writes anything but Numba'
 call returns, as `jit=True` does.
 """
 import atexit
+import itertools
 import json
 import os
 import pickle
+import re
 import select
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import warnings
 
 import numpy
 
@@ -55,14 +63,6 @@ from . import cache, tier_fork
 
 ENV_SWITCH = "S2SAD_BACKGROUND_COMPILE"
 POLL_PIPES = os.name == "posix"   # select() and non-blocking reads work on the workers' pipes
-# Wait for the compile instead of running Python again when one Python call took this long
-# (seconds) and the code has a loop: loops are where the compiled code is far faster.
-WAIT_AFTER = 0.05
-
-_children = set()          # the Compiles running
-_children_lock = threading.Lock()
-KEEP_IDLE = 1              # idle warm workers kept for the next compile
-
 
 DISABLE_JIT_ENV = "S2SAD_DISABLE_JIT"   # every gradient runs as Python
 
@@ -117,6 +117,10 @@ class Worker:
             return True
         except (OSError, ValueError):
             return False
+
+    def pipe(self):
+        """The descriptor its reports come on, for select(); None once it is stopped."""
+        return None if self.process.stdout.closed else self._replies
 
     def reply(self, timeout):
         """The report of the job sent (a dict; {"error": reason} if it failed or the worker
@@ -235,63 +239,190 @@ def _settings():
     return {k: v for k, v in os.environ.items() if k.startswith(("S2SAD_", "NUMBA_", "PYTHON"))}
 
 
-class _Workers:
-    """The idle warm workers of this process (not of a parent it was forked from)."""
+WORKERS_ENV = "S2SAD_COMPILE_WORKERS"
+KEEP_IDLE = 1              # idle workers kept for the next compile, however long idle
+IDLE_SECONDS = 10.0        # a further idle worker exits after this long without a job
+
+
+def pool_size():
+    """At most this many compile workers per process: $S2SAD_COMPILE_WORKERS, else the cores
+    this process may use less one (the caller's own), at least one."""
+    text = os.environ.get(WORKERS_ENV, "").strip()
+    if text:
+        try:
+            return max(1, int(text))
+        except ValueError:
+            warnings.warn(f"s2sad: {WORKERS_ENV}={text!r} is not a whole number; using the "
+                          "default (the cores less one)", RuntimeWarning, stacklevel=2)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # (not Linux)
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+class _Pool:
+    """The compile workers of this process (not of a parent it was forked from), at most
+    `pool_size()` of them, and the compiles waiting for one.
+
+    A compile is queued (`submit`) and starts when a worker is idle or one more may be
+    started. The queue is served by priority (`Compile.priority`): a compile a caller waits
+    for, then the one whose function was called most while it was queued, then the oldest.
+    A worker idle for IDLE_SECONDS exits, unless it is the last KEEP_IDLE. Nothing here has
+    a thread of its own: callers move the queue on their calls, when they read the reports
+    that free workers (`poll`, `pump`)."""
 
     def __init__(self):
-        self.lock = threading.Lock()
-        self.idle, self.busy, self.pid = [], set(), os.getpid()
+        self.lock = threading.RLock()   # (a report filed while dispatching takes it again)
+        self._reset()
+
+    def _reset(self):
+        self.idle, self.idle_since, self.busy, self.queue = [], {}, {}, []
+        self.pid = os.getpid()
+        self.closing = False
+        self._looked = 0.0
 
     def _mine(self):
         if self.pid != os.getpid():   # forked: the parent's workers are the parent's
-            self.idle, self.busy, self.pid = [], set(), os.getpid()
+            self._reset()
+
+    def size(self):
+        return len(self.idle) + len(self.busy)
 
     def warm(self):
         """Start a worker ahead of the first compile, unless one is there."""
         with self.lock:
             self._mine()
-            for worker in [w for w in self.idle if not w.fits()]:
-                self.idle.remove(worker)
-                worker.stop()
-            if not self.idle and not self.busy:
-                self.idle.append(Worker())
+            self._drop_unfit()
+            if not self.idle and not self.busy and not self.closing:
+                self._add_idle(Worker())
 
-    def take(self):
+    def submit(self, job):
         with self.lock:
             self._mine()
-            while self.idle:
-                worker = self.idle.pop()
-                if worker.fits():
-                    break
-                worker.stop()
-            else:
-                worker = Worker()
-            self.busy.add(worker)
-            return worker
+            self.queue.append(job)
+            self.dispatch()
 
-    def give_back(self, worker):
+    def dispatch(self):
+        """Start queued compiles on idle workers, or on new ones up to the bound; let the
+        workers idle too long go."""
         with self.lock:
-            self.busy.discard(worker)
-            if worker.fits() and len(self.idle) < KEEP_IDLE and self.pid == os.getpid():
-                self.idle.append(worker)
+            self._mine()
+            self._drop_unfit()
+            while self.queue and not self.closing:
+                if self.idle:
+                    worker = self.idle.pop()
+                    del self.idle_since[worker]
+                elif self.size() < pool_size():
+                    worker = Worker()
+                else:
+                    break
+                job = max(self.queue, key=Compile.priority)
+                self.queue.remove(job)
+                self.busy[worker] = job
+                job.start(worker)
+            self._reap()
+
+    def finished(self, job):
+        """A compile's report is in: its worker is idle again (or stopped, if it no longer
+        fits) and takes the next queued compile."""
+        with self.lock:
+            self._mine()
+            worker = job.worker
+            if worker is not None and self.busy.get(worker) is job:
+                del self.busy[worker]
+                if worker.fits() and not self.closing:
+                    self._add_idle(worker)
+                else:
+                    worker.stop()
+            elif job in self.queue:
+                self.queue.remove(job)
+            self.dispatch()
+
+    def expected_wait(self):
+        """Seconds until a worker is expected free for a queued compile that goes next."""
+        with self.lock:
+            if self.idle or self.size() < pool_size() or not self.busy:
+                return 0.0
+            return min(job.remaining() for job in self.busy.values())
+
+    def poll(self, force=False):
+        """Read the reports that are in, without waiting (once a millisecond at most): their
+        workers take the next queued compiles."""
+        now = time.perf_counter()
+        if not force and now - self._looked < 0.001:
+            return
+        self._looked = now
+        with self.lock:
+            self._mine()
+            running = list(self.busy.values())
+        for job in running:
+            job.look()
+        self.dispatch()
+
+    def pump(self, timeout):
+        """Wait up to `timeout` seconds for a report of any running compile, then read what
+        is in."""
+        with self.lock:
+            self._mine()
+            pipes = [w.pipe() for w in self.busy if w.pipe() is not None]
+        if POLL_PIPES and pipes:
+            try:
+                select.select(pipes, [], [], timeout)
+            except (OSError, ValueError):   # (a worker stopped meanwhile: its pipe closed)
+                pass
+        else:   # (Windows: the workers' threads fill their `_unread`)
+            time.sleep(min(timeout, 0.005))
+        self.poll(force=True)
+
+    def _add_idle(self, worker):
+        self.idle.append(worker)
+        self.idle_since[worker] = time.monotonic()
+
+    def _drop_unfit(self):
+        for worker in [w for w in self.idle if not w.fits()]:
+            self.idle.remove(worker)
+            del self.idle_since[worker]
+            worker.stop()
+
+    def _reap(self):
+        now = time.monotonic()
+        oldest_first = sorted(self.idle, key=self.idle_since.get)
+        for worker in oldest_first[:max(0, len(oldest_first) - KEEP_IDLE)]:
+            if now - self.idle_since[worker] >= IDLE_SECONDS:
+                self.idle.remove(worker)
+                del self.idle_since[worker]
+                worker.stop()
+
+    def close(self):
+        """The process is exiting: stop every worker, and the compiles queued or running."""
+        with self.lock:
+            if self.pid != os.getpid():
                 return
-        worker.stop()
+            self.closing = True
+            jobs = self.queue + list(self.busy.values())
+        for job in jobs:
+            job.stop()
+        self.stop_all()
 
     def stop_all(self):
         with self.lock:
-            workers = self.idle + list(self.busy) if self.pid == os.getpid() else []
-            self.idle, self.busy = [], set()
-        for worker in workers:
+            mine = self.pid == os.getpid()
+            workers_ = self.idle + list(self.busy) if mine else []
+            self.idle, self.idle_since = [], {}
+            if mine:
+                self.busy = {}
+        for worker in workers_:
             worker.stop()
 
 
-workers = _Workers()
+workers = _Pool()
 
 
 def warm():
     """Called when a tiered gradient function is made: a worker starts importing Numba."""
     if enabled():
-        _read_reports()
+        workers.poll()
         workers.warm()
 
 
@@ -314,59 +445,67 @@ def _interactive():
         return False
 
 
-def _read_reports():
-    """Read the reports that came while nobody called (the callers read them: Worker.reply):
-    their workers are free for the next job."""
-    with _children_lock:
-        running = list(_children)
-    for compile_ in running:
-        compile_.done()
+_submitted = itertools.count()
 
 
 class Compile:
     """One background compile: the generated file at `path`, its function `name`, for
-    arguments of the types of `args`, on a warm worker (a new one if all are busy)."""
+    arguments of the types of `args`; queued until a worker of the pool takes it."""
 
     def __init__(self, path, name, args):
         handle, self.arguments = tempfile.mkstemp(prefix="s2sad-tier-", suffix=".pkl")
         with os.fdopen(handle, "wb") as stream:
             pickle.dump(placeholders(args), stream)
-        self.lines = _lines(path)
-        self.expected = history.expected(self.lines)   # seconds, or None: no history yet
-        self.started = time.perf_counter()
+        self.path, self.name = path, name
+        self.size = compile_size(path)                 # what its compile time is foreseen by
+        self.expected = history.expected(*self.size)   # seconds
+        self.order = next(_submitted)
+        self.calls = 0               # calls of its function while it was not done
+        self.python_seconds = 0.0    # the time those calls ran as Python (the policy's rent)
+        self.waited = False          # a caller waits for it
+        self.worker = self.process = self.started = None
         self.report = None
         self._finished = threading.Event()
         self._collecting = threading.Lock()   # one thread reads the report and files it
-        self._looked = 0.0
-        _read_reports()
-        self.worker = workers.take()
-        self.process = self.worker.process
-        with _children_lock:
-            _children.add(self)
-        if not self.worker.send({"path": path, "name": name, "arguments": self.arguments}):
-            self._collect(self.worker._died)
+        workers.submit(self)
+
+    def priority(self):
+        return (self.waited, self.calls, -self.order)
+
+    def start(self, worker):
+        """Sent to `worker` (by the pool, under its lock)."""
+        self.worker, self.process = worker, worker.process
+        self.started = time.perf_counter()
+        if not worker.send({"path": self.path, "name": self.name,
+                            "arguments": self.arguments}):
+            self._collect(worker._died)
 
     def done(self):
-        """Whether the report is in (read by the caller's own thread: Worker.reply says why),
-        looking at the worker's pipe once a millisecond at most."""
+        """Whether the report is in (read by the caller's own thread: Worker.reply says why)."""
         if not self._finished.is_set():
-            now = time.perf_counter()
-            if now - self._looked >= 0.001 and self._collecting.acquire(blocking=False):
-                self._looked = now
-                try:
-                    self._collect(lambda: self.worker.reply(0))
-                finally:
-                    self._collecting.release()
+            workers.poll()
         return self._finished.is_set()
 
+    def look(self):
+        """Read the report if it is in, without waiting (a thread already reading it is let be)."""
+        if self.worker is None or self._finished.is_set():
+            return
+        if self._collecting.acquire(blocking=False):
+            try:
+                self._collect(lambda: self.worker.reply(0))
+            finally:
+                self._collecting.release()
+
     def wait(self):
+        """Wait for the report; a queued compile goes first."""
+        self.waited = True
+        workers.dispatch()
         while not self._finished.is_set():
-            with self._collecting:
-                self._collect(lambda: self.worker.reply(0.05))
+            workers.pump(0.05)
 
     def _collect(self, read):
         """Read the report (`read`: None if not there yet), then file it: the compile time
-        for the next forecasts, the worker back to the idle ones."""
+        for the next forecasts, the worker back to the pool."""
         if self._finished.is_set():
             return
         report = read()
@@ -375,7 +514,7 @@ class Compile:
         self.report = report
         try:
             self._forget()
-            workers.give_back(self.worker)
+            workers.finished(self)
         finally:
             self._finished.set()
 
@@ -390,47 +529,81 @@ class Compile:
         return report.get("kind", "RuntimeError"), report.get("message", report["error"])
 
     def stop(self):
-        """Stop the compile now (the process is exiting): its worker goes with it."""
+        """Stop the compile now (the process is exiting): its worker, if it has one, goes
+        with it."""
         if not self._finished.is_set():
-            self.worker.stop()
+            if self.worker is not None:
+                self.worker.stop()
             with self._collecting:
                 self._collect(lambda: {"error": "stopped"})
 
     def remaining(self):
-        """The seconds this compile is expected to take still, or None if unknown."""
-        if self.expected is None:
-            return None
+        """The seconds this compile is expected to take still: its expected time less what it
+        has run, and while it is queued, the wait for a worker too."""
+        if self.started is None:
+            return self.expected + workers.expected_wait()
         return max(0.0, self.expected - (time.perf_counter() - self.started))
 
     def _forget(self):
-        with _children_lock:
-            if self not in _children:
-                return
-            _children.discard(self)
         report = self.report or {}
         if report.get("compiled"):
-            history.record(self.lines, report["seconds"])
+            history.record(*self.size, report["seconds"])
         if os.path.exists(self.arguments):
             os.remove(self.arguments)
 
 
-def should_wait(python_seconds, loops, remaining=None):
-    """Whether the next call waits for the compile rather than run Python again:
-    - when the compile is expected to end before another Python call would (`remaining`,
-      foreseen from the compile times of earlier files: `CompileTimes`);
-    - when the generated code loops (where compiled code is 10-100 times faster) and a Python
-      call took WAIT_AFTER seconds or more.
-    Loop-free NumPy code runs nearly as fast as Python, so it keeps answering from Python
-    until the compile is done."""
-    if remaining is not None and remaining <= python_seconds:
-        return True
-    return loops and python_seconds >= WAIT_AFTER
+# What the caller still pays to switch while its thread imports Numba and refreshes its
+# registries (jit.Runner._prepare_compiled): 0.3-0.7 s measured.
+SWITCH_SECONDS = 0.5
+
+
+def should_wait(python_seconds, remaining, switch=0.0):
+    """Ski rental: whether the next call waits for the compile (and then runs compiled)
+    rather than run as Python again. A call keeps answering from Python until the time the
+    function's calls have spent in Python since its compile was queued (`python_seconds`,
+    the rent) reaches what waiting would cost now: the compile's expected remaining time
+    plus the time to load Numba in this process if that is not done yet (`switch`).
+
+    Bound (docs/tiers.md): in a tight loop of calls, the total time is at most about twice
+    that of the better of "always wait" (jit=True) and "never wait" (jit=False), whatever the
+    number of calls, provided the foreseen compile time is not short of the real one: the
+    forecasts (`CompileTimes`) therefore err long."""
+    return python_seconds >= remaining + switch
+
+
+# The cost of a compile, measured on 2 cores with Numba 0.68 (the six functions of
+# benchmarks/tier_cases.py): Numba compiles every NumPy function and runtime helper a
+# generated file calls into that file's module again, a few tenths of a second each
+# (cholesky and solve more), where scalar lines cost a few milliseconds.
+SECONDS_FIXED = 0.2
+SECONDS_PER_LINE = 0.003
+SECONDS_PER_CALLEE = 0.3
+
+
+def compile_size(path):
+    """(lines, callees) of a generated file: its lines of code, and the distinct NumPy and
+    runtime functions it calls (`numpy.linalg.solve`, `rt.unbroadcast`)."""
+    try:
+        with open(path) as stream:
+            text = stream.read()
+    except OSError:
+        return 0, 0
+    lines = sum(1 for line in text.splitlines()
+                if line.strip() and not line.lstrip().startswith("#"))
+    return lines, len(set(re.findall(r"\b(?:numpy|scipy|rt)\.[A-Za-z_][\w.]*", text)))
+
+
+def compile_cost(lines, callees):
+    """The compile time the cost model foresees, before any is measured on this machine."""
+    return SECONDS_FIXED + SECONDS_PER_LINE * lines + SECONDS_PER_CALLEE * callees
 
 
 class CompileTimes:
-    """How long background compiles took, per line of generated code, kept in the cache
-    directory (`compile_times.json`, the last KEPT compiles) to foresee the next one: the
-    median seconds per line times the file's lines."""
+    """How long background compiles took against what the cost model foresaw, kept in the
+    cache directory (`compile_times.json`, the last KEPT compiles) to foresee the next one:
+    the cost model times the upper quartile of those ratios. An upper quartile and not the
+    median because a forecast too short costs more than one too long: the caller would wait
+    for a compile it could have run Python beside (`should_wait`)."""
 
     KEPT = 32
 
@@ -444,22 +617,18 @@ class CompileTimes:
         try:
             with open(self._path()) as stream:
                 entries = json.load(stream)
-            return [(int(n), float(s)) for n, s in entries if n > 0 and s >= 0]
-        except (OSError, ValueError, TypeError):
+            return [(int(n), int(c), float(s)) for n, c, s in entries if s >= 0]
+        except (OSError, ValueError, TypeError):   # (no history, or one in an older form)
             return []
 
-    def expected(self, lines):
-        entries = self._read()
-        if not entries or not lines:
-            return None
-        rates = sorted(s / n for n, s in entries)
-        return rates[len(rates) // 2] * lines
+    def expected(self, lines, callees):
+        ratios = sorted(s / compile_cost(n, c) for n, c, s in self._read())
+        scale = ratios[(3 * len(ratios)) // 4] if ratios else 1.0
+        return scale * compile_cost(lines, callees)
 
-    def record(self, lines, seconds):
-        if not lines:
-            return
+    def record(self, lines, callees, seconds):
         with self._lock:
-            entries = (self._read() + [(lines, seconds)])[-self.KEPT:]
+            entries = (self._read() + [(lines, callees, seconds)])[-self.KEPT:]
             path = self._path()
             try:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -468,23 +637,10 @@ class CompileTimes:
                     json.dump(entries, stream)
                 os.replace(temporary, path)    # readers see the old list or the new one
             except OSError:
-                pass                           # no history: the policy does without it
+                pass                           # no history: the cost model alone foresees
 
 
 history = CompileTimes()
-
-
-def _lines(path):
-    try:
-        with open(path) as stream:
-            return sum(1 for line in stream if line.strip() and not line.lstrip().startswith("#"))
-    except OSError:
-        return 0
-
-
-def has_loops(text):
-    """Whether generated code (its text) has a loop."""
-    return any(line.lstrip().startswith(("for ", "while ")) for line in text.splitlines())
 
 
 def placeholders(args):
@@ -519,8 +675,4 @@ def _placeholder(array):
 def _stop_children():
     """No child outlives its parent: the workers, idle or compiling, are stopped (Numba's cache
     is written atomically, so an interrupted compile leaves nothing half-written)."""
-    with _children_lock:
-        running = list(_children)
-    for child in running:
-        child.stop()
-    workers.stop_all()
+    workers.close()
