@@ -121,6 +121,9 @@ def _compile_lazily(module, name):
             setattr(module, attribute, dispatcher)
 
 
+_numba_ready = [False]   # Numba imported and its registries refreshed in this process
+
+
 class Runner:
     """Calls one generated function, jitted when possible."""
 
@@ -186,20 +189,15 @@ class Runner:
             job = self._background.get(key)
             if job is None:
                 self._background[key] = tiers.Compile(self.path, self.function_name, args)
-                # meanwhile import Numba and build the dispatchers on another thread, so that
-                # the switch only loads the child's machine code from the cache
-                self._preparing = threading.Thread(target=self._prepare_compiled, daemon=True)
-                self._preparing.start()
                 return None
         if not job.done():
             job.calls += 1
-            preparing = self._preparing is not None and self._preparing.is_alive()
-            switch = tiers.SWITCH_SECONDS if preparing else 0.0
+            switch = 0.0 if _numba_ready[0] else tiers.SWITCH_SECONDS
             if not tiers.should_wait(job.python_seconds, job.remaining(), switch):
-                return None   # Python again, beside the compile (and the thread preparing)
-        if self._preparing is not None:   # (0.3-0.7 s of CPU, once per process)
+                self._prepare_soon(job)
+                return None   # Python again, beside the compile
+        if self._preparing is not None:
             self._preparing.join()
-            self._preparing = None
         job.wait()
         if not job.succeeded:   # the warning a compile in this process would give
             self.jit = False
@@ -207,6 +205,16 @@ class Runner:
             warnings.warn(self._explain(kind, message), JitFallbackWarning, stacklevel=4)
             return None
         return self._compiled_for(args)  # Numba's cache has it now: a quick load
+
+    def _prepare_soon(self, job):
+        """Import Numba and build the dispatchers on another thread, so that the switch only
+        loads the worker's machine code from the cache: once the calls have spent as long in
+        Python as that takes (SWITCH_SECONDS). It takes the GIL from the Python calls beside
+        it, so a short run of calls, which ends before the compile does, does not pay for it
+        (a ski rental too)."""
+        if self._preparing is None and job.python_seconds >= tiers.SWITCH_SECONDS:
+            self._preparing = threading.Thread(target=self._prepare_compiled, daemon=True)
+            self._preparing.start()
 
     def _prepare_compiled(self):
         try:
@@ -216,6 +224,7 @@ class Runner:
             from numba.core.registry import cpu_target
             cpu_target.typing_context.refresh()
             cpu_target.target_context.refresh()
+            _numba_ready[0] = True
         except Exception:   # noqa: BLE001 -- the switch loads it again and reports what failed
             pass
 
@@ -261,6 +270,7 @@ class Runner:
             key = type_key(args)
             if key is not None:
                 self._by_key[key] = dispatcher
+            _numba_ready[0] = True
             return dispatcher
         except Exception as exc:  # Numba raises many kinds; any of them means "run as Python"
             self.jit = False
