@@ -134,6 +134,15 @@ def test_help_everywhere(capsys):
         assert "usage: s2sad" in capsys.readouterr().out
 
 
+def test_version_prints_the_package_version(capsys):
+    from s2sad.version import __version__
+    with pytest.raises(SystemExit) as info:     # argparse's version action exits, as --help
+        cli.main(["--version"])
+    out, err = capsys.readouterr()
+    assert info.value.code == 0 and not err
+    assert out == f"s2sad {__version__}\n" and re.fullmatch(r"\d+\.\d+\.\d+\S*", __version__)
+
+
 def test_python_dash_m_in_a_real_process():
     result = subprocess.run([sys.executable, "-m", "s2sad", "show", f"{EXAMPLES}:f"],
                             capture_output=True, text=True, cwd=HERE, timeout=120)

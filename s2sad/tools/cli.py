@@ -7,6 +7,7 @@
     s2sad templates sum                             # the derivative rules whose name has "sum"
     s2sad cache [--clear]                           # where generated files go; remove them
     s2sad verify [PATTERN] [--tangents|--adjoints]  # check rules against finite differences
+    s2sad --version                                 # s2sad 0.1.0
 
 Exit status: 0 done, 1 s2sad could not transform the function (the error says why) or `check`
 found something, 2 bad usage (unknown target, file or parameter).
@@ -20,6 +21,8 @@ import os
 import re
 import shutil
 import sys
+
+from s2sad.version import __version__
 
 USAGE, FAILED = 2, 1
 
@@ -52,6 +55,7 @@ def _parser():
     parser = argparse.ArgumentParser(
         prog="s2sad", description="Source-to-source automatic differentiation: show generated "
                                   "gradient code, list derivative rules, manage the cache.")
+    parser.add_argument("--version", action="version", version=f"s2sad {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     show = commands.add_parser(
