@@ -4,10 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test clean
+.PHONY: demo test wheel-check clean
 .PHONY: corpus digest autograd bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
 
-$(STAMP): setup.cfg pyproject.toml
+$(STAMP): setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
@@ -20,6 +20,12 @@ demo: $(STAMP)
 # Two pytest-xdist workers (the machine's 2 cores; Numba compiles on one), a test file each.
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadfile tests
+
+# Issue 46: install as users do. Builds the sdist and the wheel from it and checks they hold every
+# module (.ci/check_dist.py), installs the wheel into a fresh venv in a temporary directory and
+# uses it from there (.ci/smoke_installed.py). CI (.ci/run) runs it too.
+wheel-check: $(STAMP)
+	PYTHON=$(PYTHON) .ci/wheel-check
 
 # The peer comparison (issues 7, 18): installs JAX, autograd, PyTorch and matplotlib into its own
 # environment, .venv-bench (a peer that cannot be installed is skipped, and the table says so);
