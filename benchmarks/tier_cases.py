@@ -1,8 +1,9 @@
-"""The six functions of `make bench-latency` (issue 37), each with its arguments, the positions
-differentiated, and the same function written for JAX (None where JAX's jit cannot take the
-code as written: Python control flow on traced values).
+"""The seven functions of `make bench-latency` (issues 37 and 46), each with its arguments, the
+positions differentiated, and the same function written for JAX (None where JAX's jit cannot
+take the code as written: Python control flow on traced values).
 
     CASES: [(name, func, positions, make_args, jax_builder)]
+    CALL_CASES: the names of the loops also timed called 10, 100 and 1000 times (issue 46)
 """
 import math
 
@@ -41,6 +42,26 @@ def scalar_loop(a, b, n):
     return s / n
 
 
+def pendulum(y, p):
+    """A damped pendulum: y = (angle, angular velocity), p = (g / length, damping)."""
+    return np.array([y[1], -p[0] * np.sin(y[0]) - p[1] * y[1]])
+
+
+def rk4(y0, p, dt, n):
+    """n classic Runge-Kutta steps of the pendulum from y0; the loss is the time integral of
+    the squared angle."""
+    y = y0
+    loss = 0.0
+    for i in range(n):
+        k1 = pendulum(y, p)
+        k2 = pendulum(y + 0.5 * dt * k1, p)
+        k3 = pendulum(y + 0.5 * dt * k2, p)
+        k4 = pendulum(y + dt * k3, p)
+        y = y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        loss = loss + dt * y[0] ** 2
+    return loss
+
+
 def _least_squares_args(rng):
     return rng.normal(size=5), rng.normal(size=(40, 5)), rng.normal(size=40)
 
@@ -56,6 +77,10 @@ def _gp_args(rng):
 
 def _loop_args(rng):
     return 1.3, 0.7, 500
+
+
+def _rk4_args(rng):
+    return np.array([1.0, 0.0]), np.array([9.81, 0.3]), 0.01, 1000
 
 
 def _chain_args(rng):
@@ -123,12 +148,33 @@ def _jax_chain(jnp, lax):
     return particle_chain
 
 
+def _jax_rk4(jnp, lax):
+    def pendulum(y, p):
+        return jnp.array([y[1], -p[0] * jnp.sin(y[0]) - p[1] * y[1]])
+
+    def rk4(y0, p, dt, n):
+        def step(i, state):
+            y, loss = state
+            k1 = pendulum(y, p)
+            k2 = pendulum(y + 0.5 * dt * k1, p)
+            k3 = pendulum(y + 0.5 * dt * k2, p)
+            k4 = pendulum(y + dt * k3, p)
+            y = y + dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+            return y, loss + dt * y[0] ** 2
+        _, loss = lax.fori_loop(0, n, step, (y0, 0.0))
+        return loss
+    return rk4
+
+
 CASES = [
     ("3-line least squares", least_squares, (0,), _least_squares_args, _jax_least_squares),
     ("MLP (one hidden layer)", mlp, (0, 1, 2, 3), _mlp_args, _jax_mlp),
     ("GP negative log likelihood", gp_nll, (0, 1), _gp_args, _jax_gp),
     ("scalar loop (500 steps)", scalar_loop, (0, 1), _loop_args, _jax_scalar_loop),
     ("2-D loop (particle chain)", problems.particle_chain, (0, 1, 2), _chain_args, _jax_chain),
+    ("RK4 loop (1000 steps, pendulum)", rk4, (0, 1), _rk4_args, _jax_rk4),
     ("100-line function (drone)", latency_case.drone_loss, latency_case.POSITIONS,
      latency_case.make_args, None),
 ]
+CALL_CASES = ("scalar loop (500 steps)", "2-D loop (particle chain)",
+              "RK4 loop (1000 steps, pendulum)")

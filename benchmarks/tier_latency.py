@@ -1,8 +1,11 @@
-"""`make bench-latency` (issue 37): how soon a gradient answers and how soon it runs compiled,
-with s2sad's tiered default, against `jit=True` and JAX's `jit(grad)`, all in fresh processes
-of the same run.
+"""`make bench-latency` (issues 37 and 46): how soon a gradient answers and how soon it runs
+compiled, with s2sad's tiered default, against `jit=True` and JAX's `jit(grad)`, all in fresh
+processes of the same run; and the total time of a loop of calls, default against `jit=True`
+and `jit=False`.
 
-For each function of tier_cases.py, with new, empty S2SAD_CACHE_DIR and NUMBA_CACHE_DIR:
+For each function of tier_cases.py, with new, empty S2SAD_CACHE_DIR and NUMBA_CACHE_DIR (the
+RK4 loop of issue 46 is in this table too: it costs about what the other loops cost, a ~3 s
+compile and 0.08 s per Python call; the other six are measured as before it came):
   tiered, cold      the default (jit=None) in a process where nothing is cached: the time to
                     the first gradient (transform + the first call, run as Python), the time
                     until calls run compiled (the caller calling in a loop meanwhile), and the
@@ -19,9 +22,27 @@ For each function of tier_cases.py, with new, empty S2SAD_CACHE_DIR and NUMBA_CA
                     the first call (trace + compile + call) and the steady time per call
 Import times are reported apart and are not part of any of these.
 
+Calls in a loop (issue 46; the scalar loop, the 2-D loop and the RK4 loop, tier_cases.
+CALL_CASES): each called 10, 100 and 1000 times in a tight loop, the total wall time from
+`s2sad.grad(...)` through the last call's return (imports excluded), with the default
+(jit=None), jit=True and jit=False, each in its own fresh process with new, empty
+S2SAD_CACHE_DIR and NUMBA_CACHE_DIR. Also: the default's total over the better of the other
+two (the issue's target: within 2x on every row; a row that misses is marked), and how many of
+the default's calls ran as Python. After each call the child reads `runs_compiled` of the
+gradient's runner, a property read (~0.1 us) to count those; the one lookup of the runner,
+after the first call, is not timed. A round of this table takes about 2.5 minutes on 2 cores,
+most of it the RK4 loop's 1000 calls with jit=False (~80 s).
+
     python benchmarks/tier_latency.py [--only NAME] [--no-jax] [--repeat 3]
-                                      # writes benchmarks/LATENCY.md: medians of 3 rounds
-    python benchmarks/tier_latency.py --child KIND INDEX          # one measurement (JSON line)
+                                      # both tables; writes benchmarks/LATENCY.md
+    python benchmarks/tier_latency.py --calls-only [--counts 10,100,1000] [--repeat 1]
+                                      # only the calls table, quickly
+    python benchmarks/tier_latency.py --child KIND INDEX [--calls N]  # one measurement (JSON)
+
+Every cell is the median of --repeat rounds, each in new caches. Only a full run (no --only,
+no --calls-only, the default --counts) writes benchmarks/LATENCY.md, so that a partial table
+never replaces it; a partial run writes its tables to --output if given, else to a new
+temporary file, whose path it prints.
 """
 import argparse
 import json
@@ -50,7 +71,11 @@ def _steady(call):
     return statistics.median(times)
 
 
-def child(kind, index):
+CALL_MODES = (("default", None), ("jit", True), ("python", False))   # child kind calls-MODE
+CALL_COUNTS = (10, 100, 1000)
+
+
+def child(kind, index, calls=None):
     start = time.perf_counter()
     import numpy as np
     if kind == "jax":
@@ -70,7 +95,9 @@ def child(kind, index):
         kind, func = kind[:-len("-edit")], _edited(func)
     warnings.simplefilter("ignore")
     out = {"imports": imports}
-    if kind == "jax":
+    if kind.startswith("calls-"):
+        out.update(_calls(s2sad, func, positions, args, dict(CALL_MODES)[kind[6:]], calls))
+    elif kind == "jax":
         static = tuple(i for i, a in enumerate(args) if isinstance(a, int))
         gradient = jax.jit(jax.grad(jax_builder(jnp, lax), argnums=positions),
                            static_argnums=static)
@@ -95,6 +122,24 @@ def child(kind, index):
         out["python_calls"] = calls
         out["steady"] = _steady(lambda: gradient(*args))
     print(json.dumps(out))
+
+
+def _calls(s2sad, func, positions, args, jit, calls):
+    """The total time of making the gradient function and calling it `calls` times."""
+    start = time.perf_counter()
+    gradient = s2sad.grad(func, wrt=positions, jit=jit)
+    gradient(*args)
+    first = time.perf_counter()
+    runner = gradient.runner(gradient.bind(args, {}))   # the one Runner of these arguments
+    python_calls = 0 if runner.runs_compiled else 1
+    resumed = time.perf_counter()
+    for _ in range(calls - 1):
+        gradient(*args)
+        if not runner.runs_compiled:
+            python_calls += 1
+    end = time.perf_counter()
+    return {"total": (first - start) + (end - resumed), "first": first - start,
+            "python_calls": python_calls, "ends_compiled": runner.runs_compiled}
 
 
 def _edited(func):
@@ -122,13 +167,15 @@ def _edited(func):
     return getattr(module, func.__name__)
 
 
-def _run(kind, index, dirs):
+def _run(kind, index, dirs, calls=None):
     python = BENCH_PYTHON if kind == "jax" else sys.executable
     env = dict(os.environ, S2SAD_CACHE_DIR=dirs[0], NUMBA_CACHE_DIR=dirs[1],
                PYTHONPATH=os.pathsep.join([ROOT, HERE]))
     env.pop("S2SAD_BACKGROUND_COMPILE", None)
-    done = subprocess.run([python, os.path.abspath(__file__), "--child", kind, str(index)],
-                          capture_output=True, text=True, env=env, timeout=900)
+    command = [python, os.path.abspath(__file__), "--child", kind, str(index)]
+    if calls is not None:
+        command += ["--calls", str(calls)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else
                 f"exit status {done.returncode}"}
@@ -168,6 +215,80 @@ def _round(index, jax):
         return row
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def measure_calls(only=None, say=print, repeat=3, counts=CALL_COUNTS):
+    """The calls table's rows: per case and number of calls, the median total of each mode
+    over `repeat` rounds; every run in its own process and new, empty caches (the modes of a
+    round run one after another, so that a slow spell of the machine hits all three)."""
+    import tier_cases
+    names = [case[0] for case in tier_cases.CASES]
+    rows = []
+    for name in tier_cases.CALL_CASES:
+        if only and only not in name:
+            continue
+        index = names.index(name)
+        for calls in counts:
+            rounds = [{mode: _fresh(f"calls-{mode}", index, calls) for mode, _ in CALL_MODES}
+                      for _ in range(repeat)]
+            row = {"name": name, "calls": calls,
+                   **{mode: _median([r[mode] for r in rounds]) for mode, _ in CALL_MODES}}
+            say(_calls_line(row))
+            rows.append(row)
+    return rows
+
+
+def _fresh(kind, index, calls):
+    """One measurement in a new process with new, empty caches."""
+    scratch = tempfile.mkdtemp(prefix="s2sad_calls_")
+    try:
+        return _run(kind, index, (os.path.join(scratch, "s2sad"), os.path.join(scratch, "numba")),
+                    calls)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _ratio(row):
+    """The default's total over the better of jit=True and jit=False, or None."""
+    d, j, p = (row[mode].get("total") for mode, _ in CALL_MODES)
+    if d is None or j is None or p is None:
+        return None
+    return d / min(j, p)
+
+
+def _calls_line(row):
+    ratio = _ratio(row)
+    return (f"{row['name']}, {row['calls']} calls: default {_s(row['default'].get('total'))} s "
+            f"({row['default'].get('python_calls', '—')} as Python), jit=True "
+            f"{_s(row['jit'].get('total'))} s, jit=False {_s(row['python'].get('total'))} s; "
+            f"default / better {_s(ratio)}" + ("" if ratio is None or ratio <= 2.0 else " MISS")
+            + "".join(f"; {mode}: {row[mode]['error']}" for mode, _ in CALL_MODES
+                      if "error" in row[mode]))
+
+
+def calls_table(rows, repeat):
+    lines = ["Calls in a loop (issue 46): total wall time from `s2sad.grad(...)` through the "
+             "last call's return, imports excluded, each in a fresh process with new, empty "
+             f"caches; medians of {repeat} round{'s' if repeat != 1 else ''}. The target: the "
+             "default within 2× of the better of jit=True and jit=False on every row "
+             "(**miss** where it is not).", "",
+             "| function | calls | default (tiered) | jit=True | jit=False "
+             "| default / better of the two | default: calls run as Python |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        d, j, p = row["default"], row["jit"], row["python"]
+        ratio = _ratio(row)
+        mark = "—" if ratio is None else f"{ratio:.2f}×" + (" **miss**" if ratio > 2.0 else "")
+        lines.append(f"| {row['name']} | {row['calls']} | {_s(d.get('total'))} s "
+                     f"| {_s(j.get('total'))} s | {_s(p.get('total'))} s | {mark} "
+                     f"| {_s(d.get('python_calls'), 1, 0)} |")
+    judged = [r for r in rows if _ratio(r) is not None]
+    lines += ["", f"Within 2×: {sum(_ratio(r) <= 2.0 for r in judged)} of {len(judged)} rows"
+              + (f" ({len(rows) - len(judged)} more not judged: an error below)."
+                 if len(judged) < len(rows) else ".")]
+    notes = [f"- {row['name']}, {row['calls']} calls, {mode}: {row[mode]['error']}"
+             for row in rows for mode, _ in CALL_MODES if "error" in row[mode]]
+    return lines + ([""] + notes if notes else [])
 
 
 def _median(results):
@@ -233,28 +354,46 @@ def table(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", nargs=2, metavar=("KIND", "INDEX"))
+    parser.add_argument("--calls", type=int, help="with --child calls-MODE: how many calls")
     parser.add_argument("--only", help="only the functions whose name contains this")
     parser.add_argument("--no-jax", action="store_true", help="skip JAX")
+    parser.add_argument("--calls-only", action="store_true",
+                        help="only the table of calls in a loop (default, jit=True, jit=False)")
+    parser.add_argument("--counts", default=",".join(map(str, CALL_COUNTS)),
+                        help="numbers of calls of the calls table (default 10,100,1000)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="rounds per case; each cell is their median (default 3)")
-    parser.add_argument("--output", default=os.path.join(HERE, "LATENCY.md"))
+    parser.add_argument("--output", help="where to write the tables (default: "
+                        "benchmarks/LATENCY.md on a full run, else a new temporary file)")
     options = parser.parse_args()
     if options.child:
-        return child(options.child[0], int(options.child[1]))
-    jax = not options.no_jax
+        return child(options.child[0], int(options.child[1]), options.calls)
+    counts = tuple(int(c) for c in options.counts.split(","))
+    jax = not options.no_jax and not options.calls_only
     if jax and not os.path.exists(BENCH_PYTHON):
         import run          # makes .venv-bench, where JAX is installed (as `make bench` does)
         run.ensure_venv()
-    rows = measure(options.only, jax, repeat=options.repeat)
-    text = "\n".join(table(rows))
+    text = ""
+    if not options.calls_only:
+        rows = measure(options.only, jax, repeat=options.repeat)
+        text = "\n".join(table(rows)) + "\n\n"
+    text += "\n".join(calls_table(measure_calls(options.only, repeat=options.repeat,
+                                                counts=counts), options.repeat))
     print("\n" + text)
-    if not options.only:
-        with open(options.output, "w") as stream:
-            stream.write("# Latency of the tiered default (`make bench-latency`)\n\n"
-                         f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, each cell "
-                         f"the median of {options.repeat} rounds in new caches. "
-                         "Generated by benchmarks/tier_latency.py: do not edit.\n\n"
-                         + text + "\n")
+    full = not (options.only or options.calls_only or counts != CALL_COUNTS)
+    output = options.output or (os.path.join(HERE, "LATENCY.md") if full else None)
+    if output is None:
+        handle, output = tempfile.mkstemp(prefix="s2sad_latency_", suffix=".md")
+        os.close(handle)
+    with open(output, "w") as stream:
+        stream.write("# Latency of the tiered default (`make bench-latency`)\n\n"
+                     f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, each cell "
+                     f"the median of {options.repeat} rounds in new caches. "
+                     "Generated by benchmarks/tier_latency.py: do not edit.\n\n"
+                     + ("" if full else "A partial run: "
+                        + " ".join(a for a in sys.argv[1:]) + "\n\n")
+                     + text + "\n")
+    print(f"\nwritten to {output}")
 
 
 if __name__ == "__main__":
