@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad.runtime import jit as jit_module, tiers
+from s2sad.runtime import jit as jit_module, tier_policy, tiers
 
 SOURCE = '''
 import numpy as np
@@ -165,20 +165,20 @@ def test_threads_calling_a_tiered_gradient_start_one_child_and_agree(tmp_path, t
 def test_the_wait_policy():
     """Ski rental: Python again until the time spent in Python since the compile was queued
     reaches what waiting would cost now (the compile's remaining time, and the switch's)."""
-    assert not tiers.should_wait(0.2, remaining=3.0)
-    assert tiers.should_wait(3.0, remaining=3.0)
-    assert tiers.should_wait(0.2, remaining=0.1)
-    assert not tiers.should_wait(0.2, remaining=0.1, switch=0.5)
-    assert tiers.should_wait(0.0, remaining=0.0)        # done: switch at once
+    assert not tier_policy.should_wait(0.2, remaining=3.0)
+    assert tier_policy.should_wait(3.0, remaining=3.0)
+    assert tier_policy.should_wait(0.2, remaining=0.1)
+    assert not tier_policy.should_wait(0.2, remaining=0.1, switch=0.5)
+    assert tier_policy.should_wait(0.0, remaining=0.0)        # done: switch at once
 
 
 def test_compile_times_foresee_the_next_compile(tmp_path, monkeypatch):
     monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path / "cache"))
-    times = tiers.CompileTimes()
-    model = tiers.compile_cost(40, 3)
+    times = tier_policy.CompileTimes()
+    model = tier_policy.compile_cost(40, 3)
     assert times.expected(40, 3) == pytest.approx(model)   # no history: the cost model
     for lines, callees, ratio in [(10, 1, 1.0), (20, 0, 3.0), (40, 5, 2.0), (5, 2, 0.5)]:
-        times.record(lines, callees, ratio * tiers.compile_cost(lines, callees))
+        times.record(lines, callees, ratio * tier_policy.compile_cost(lines, callees))
     # calibrated by the upper quartile of measured / foreseen (it errs long: should_wait)
     assert times.expected(40, 3) == pytest.approx(3.0 * model)
     (tmp_path / "cache" / "compile_times.json").write_text("not json")
@@ -189,10 +189,11 @@ def test_the_size_of_a_compile(tmp_path):
     path = tmp_path / "g.py"
     path.write_text("# a comment\nimport numpy\ndef g(x):\n    y = numpy.sin(x) + rt.unbroadcast"
                     "(x, x)\n\n    return numpy.sin(y) + numpy.linalg.solve(x, y)\n")
-    assert tiers.compile_size(str(path)) == (4, 3)
+    assert tier_policy.compile_size(str(path)) == (4, 3)
 
 
 def test_a_finished_child_records_its_compile_time(tmp_path, tiered, monkeypatch):
+    tiers.workers.stop_all()   # (an earlier test's compile would finish and record here too)
     monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path / "cache"))
     module = _fresh(tmp_path, "tier_history")
     g = s2sad.grad(module.f)
@@ -201,7 +202,7 @@ def test_a_finished_child_records_its_compile_time(tmp_path, tiered, monkeypatch
     job.wait()
     assert job.succeeded
     # a new generated file (in a new cache directory): the child compiled it, and says how long
-    assert tiers.history._read() == [(*job.size, job.report["seconds"])]
+    assert tier_policy.history._read() == [(*job.size, job.report["seconds"])]
 
 
 def test_a_warm_worker_compiles_one_job_after_another(tmp_path, tiered):

@@ -29,7 +29,7 @@ import numpy
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import cache, dispatch, numba_cache, numpy_cached, rt, syntax_lock, tiers, tracing
+from . import cache, dispatch, numba_cache, numpy_cached, rt, syntax_lock, tier_policy, tiers, tracing
 
 PY, JIT = "py", "jit"
 TIERED = "tiered"   # Runner.jit: Python first, compiled in the background (tiers.py)
@@ -192,8 +192,8 @@ class Runner:
                 return None
         if not job.done():
             job.calls += 1
-            switch = 0.0 if _numba_ready[0] else tiers.SWITCH_SECONDS
-            if not tiers.should_wait(job.python_seconds, job.remaining(), switch):
+            switch = 0.0 if _numba_ready[0] else tier_policy.SWITCH_SECONDS
+            if not tier_policy.should_wait(job.python_seconds, job.remaining(), switch):
                 self._prepare_soon(job)
                 return None   # Python again, beside the compile
         if self._preparing is not None:
@@ -212,7 +212,7 @@ class Runner:
         Python as that takes (SWITCH_SECONDS). It takes the GIL from the Python calls beside
         it, so a short run of calls, which ends before the compile does, does not pay for it
         (a ski rental too)."""
-        if self._preparing is None and job.python_seconds >= tiers.SWITCH_SECONDS:
+        if self._preparing is None and job.python_seconds >= tier_policy.SWITCH_SECONDS:
             self._preparing = threading.Thread(target=self._prepare_compiled, daemon=True)
             self._preparing.start()
 
