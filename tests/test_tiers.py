@@ -602,7 +602,7 @@ first = sorted((j for j in queued), key=lambda j: j.started)[:2]
 assert set(first) == {{called, waited}}, [queued.index(j) for j in first]
 for g, python in gradients:   # every function ends compiled, with Python's numbers
     got = g(x, 0.7)
-    assert next(iter(g._runners.values())).runs_compiled
+    assert g.runs_compiled
     assert all(np.allclose(a, b, rtol=1e-10, atol=0) for a, b in zip(got, python))
 # idle workers beyond the one kept warm exit after a while
 tiers.IDLE_SECONDS = 0.2
@@ -637,3 +637,22 @@ def test_the_pool_size(monkeypatch):
     monkeypatch.setenv(tiers.WORKERS_ENV, "many")
     with pytest.warns(RuntimeWarning, match="S2SAD_COMPILE_WORKERS='many'"):
         assert tiers.pool_size() == max(1, cores - 1)
+
+
+def test_a_gradient_says_whether_it_runs_compiled_and_waits_for_its_compile(tmp_path, tiered):
+    """`df.runs_compiled` and `df.wait_compiled()`: how a benchmark times compiled calls
+    after a warm-up call (docs/tiers.md)."""
+    module = _fresh(tmp_path, "tier_public")
+    x = np.linspace(0.1, 0.9, 5)
+    g = s2sad.grad(module.f, wrt=(0, 1))
+    assert not g.runs_compiled and g.wait_compiled()   # (nothing to wait for yet)
+    first = g(x, 0.7)
+    assert not g.runs_compiled
+    assert g.wait_compiled()
+    again = g(x, 0.7)
+    assert g.runs_compiled
+    for a, b in zip(first, again):
+        assert np.allclose(a, b, rtol=1e-12, atol=0)
+    h = s2sad.grad(module.f, jit=False)
+    h(x, 0.7)
+    assert not h.runs_compiled and h.wait_compiled() is False

@@ -112,6 +112,19 @@ class Transformed:
         return self.generated.text
 
     @property
+    def runs_compiled(self):
+        """Whether calls with the last call's kind of arguments run Numba's code now (with the
+        tiered default: once their background compile is done and a call has switched)."""
+        runner = self._runners.get(self._kinds)
+        return runner is not None and runner.runs_compiled
+
+    def wait_compiled(self):
+        """Wait for this function's background compiles (the tiered default), so that the
+        next calls run compiled: before timing it, say. True if they all compiled (False: it
+        runs as Python, with the fallback warning at its next call)."""
+        return all([runner.wait_compiled() for runner in list(self._runners.values())])
+
+    @property
     def wrt_names(self):
         names = list(self.signature.parameters)
         return [names[i] for i in self.positions]

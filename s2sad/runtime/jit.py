@@ -190,10 +190,16 @@ class Runner:
             if job is None:
                 self._background[key] = tiers.Compile(self.path, self.function_name, args)
                 return None
-        if not job.done():
+        done = job.done()
+        if not done:
             job.calls += 1
+        if (not done or job.succeeded) and not job.waited:
+            # the rent so far against what waiting costs now: the compile's remaining time,
+            # and Numba's import in this process (also once the compile is done; a compile
+            # someone waited for is switched to at once)
+            remaining = 0.0 if done else job.remaining()
             switch = 0.0 if _numba_ready[0] else tier_policy.SWITCH_SECONDS
-            if not tier_policy.should_wait(job.python_seconds, job.remaining(), switch):
+            if not tier_policy.should_wait(job.python_seconds, remaining, switch):
                 self._prepare_soon(job)
                 return None   # Python again, beside the compile
         if self._preparing is not None:
@@ -243,6 +249,14 @@ class Runner:
         """Whether calls run Numba's code now (for some argument types): with the tiered
         default, False until the background compile is done."""
         return bool(self._by_key)
+
+    def wait_compiled(self):
+        """Wait for the background compiles started for this file (`Transformed.wait_compiled`);
+        True if none failed."""
+        jobs = list(self._background.values())
+        for job in jobs:
+            job.wait()
+        return self.jit is not False and all(job.succeeded for job in jobs)
 
     def compiled(self, args):
         """The dispatcher already compiled for arguments of these types, or None."""
