@@ -656,3 +656,34 @@ def test_a_gradient_says_whether_it_runs_compiled_and_waits_for_its_compile(tmp_
     h = s2sad.grad(module.f, jit=False)
     h(x, 0.7)
     assert not h.runs_compiled and h.wait_compiled() is False
+
+
+FORKED_CALLER = """
+import os, sys
+import numpy as np
+import s2sad
+sys.path.insert(0, {directory!r})
+import tier_fork_caller as module
+g = s2sad.grad(module.f)
+x = np.linspace(0.1, 0.9, 5)
+expected = g(x, 0.7)                 # the parent's compile is queued or running
+child = os.fork()
+if child == 0:                       # a fork of the caller (multiprocessing's default here)
+    ok = all(np.allclose(g(x, 0.7), expected, rtol=1e-12) for _ in range(3))
+    ok = ok and g.wait_compiled() and np.allclose(g(x, 0.7), expected, rtol=1e-10)
+    os._exit(0 if ok and g.runs_compiled else 1)
+_, status = os.waitpid(child, 0)
+print(os.waitstatus_to_exitcode(status), g.wait_compiled())
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_forked_caller_compiles_in_its_own_pool(tmp_path):
+    """A process forked while its parent's compile runs does not wait on the parent's worker
+    (whose reports go to the parent): it compiles anew in a pool of its own."""
+    _fresh(tmp_path, "tier_fork_caller")
+    env = dict(os.environ, S2SAD_BACKGROUND_COMPILE="1", S2SAD_CACHE_DIR=str(tmp_path / "c"))
+    done = subprocess.run([sys.executable, "-c", FORKED_CALLER.format(directory=str(tmp_path))],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["0", "True"], done.stdout + done.stderr[-2000:]

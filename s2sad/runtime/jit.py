@@ -187,7 +187,7 @@ class Runner:
             return None
         with _start_lock:   # threads calling at once start one child, not one each
             job = self._background.get(key)
-            if job is None:
+            if job is None or job.pid != os.getpid():   # (none yet, or a parent process's)
                 self._background[key] = tiers.Compile(self.path, self.function_name, args)
                 return None
         done = job.done()

@@ -464,6 +464,7 @@ class Compile:
         self.size = compile_size(path)                 # what its compile time is foreseen by
         self.expected = history.expected(*self.size)   # seconds
         self.order = next(_submitted)
+        self.pid = os.getpid()       # (a process forked from this one compiles anew)
         self.calls = 0               # calls of its function while it was not done
         self.python_seconds = 0.0    # the time those calls ran as Python (the policy's rent)
         self.waited = False          # a caller waits for it
