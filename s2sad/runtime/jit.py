@@ -29,7 +29,8 @@ import numpy
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import cache, dispatch, numba_cache, numpy_cached, rt, syntax_lock, tier_policy, tiers, tracing
+from . import (cache, dispatch, numba_cache, numpy_cached, rt, syntax_lock, tier_policy, tiers,
+               tracing)
 
 PY, JIT = "py", "jit"
 TIERED = "tiered"   # Runner.jit: Python first, compiled in the background (tiers.py)
