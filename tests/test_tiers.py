@@ -593,6 +593,7 @@ assert len(queued) >= 3, len(queued)
 called, waited = queued[-2], queued[-1]
 called_gradient = gradients[jobs.index(called)][0]
 called_gradient(x, 0.7)
+tiers.IDLE_SECONDS = 0.5   # (from here on: a worker beyond the one kept goes after 0.5 s idle)
 waited.wait()
 most = max(most, alive())
 for job in jobs:
@@ -604,10 +605,7 @@ for g, python in gradients:   # every function ends compiled, with Python's numb
     got = g(x, 0.7)
     assert g.runs_compiled
     assert all(np.allclose(a, b, rtol=1e-10, atol=0) for a, b in zip(got, python))
-# idle workers beyond the one kept warm exit after a while
-tiers.IDLE_SECONDS = 0.2
-time.sleep(0.3)
-tiers.workers.poll(force=True)
+time.sleep(1.0)   # no call meanwhile: idle workers beyond the one kept warm have gone
 print(limit, most, alive(), len(tiers.workers.idle))
 '''
 
@@ -687,3 +685,26 @@ def test_a_forked_caller_compiles_in_its_own_pool(tmp_path):
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["0", "True"], done.stdout + done.stderr[-2000:]
+
+
+class _FakeWorker:
+    def __init__(self):
+        self.stopped = False
+
+    def fits(self):
+        return not self.stopped
+
+    def stop(self):
+        self.stopped = True
+
+
+def test_an_idle_worker_beyond_the_one_kept_goes_with_no_call_to_reap_it(monkeypatch):
+    monkeypatch.setattr(tiers, "IDLE_SECONDS", 0.2)
+    pool = tiers._Pool()
+    older, newer = _FakeWorker(), _FakeWorker()
+    with pool.lock:
+        pool._add_idle(older)
+        time.sleep(0.01)
+        pool._add_idle(newer)   # two idle: the older one goes after IDLE_SECONDS
+    time.sleep(0.6)             # no call, no poll meanwhile
+    assert older.stopped and not newer.stopped and pool.idle == [newer]

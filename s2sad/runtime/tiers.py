@@ -378,6 +378,15 @@ class _Pool:
     def _add_idle(self, worker):
         self.idle.append(worker)
         self.idle_since[worker] = time.monotonic()
+        if len(self.idle) > KEEP_IDLE:   # it goes in a while if no call comes to reap it
+            timer = threading.Timer(IDLE_SECONDS + 0.1, self._reap_later)
+            timer.daemon = True
+            timer.start()
+
+    def _reap_later(self):
+        with self.lock:
+            if self.pid == os.getpid():
+                self._reap()
 
     def _drop_unfit(self):
         for worker in [w for w in self.idle if not w.fits()]:
