@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import s2sad
-from s2sad.runtime import jit as jit_module, tier_policy, tiers
+from s2sad.runtime import jit as jit_module, tier_policy, tier_worker, tiers
 
 SOURCE = '''
 import numpy as np
@@ -73,8 +73,8 @@ def test_a_failed_background_compile_leaves_python_with_one_warning(tmp_path, ti
                     **options)
 
     tiers.workers.stop_all()   # (a warm worker of an earlier test would compile it)
-    monkeypatch.setattr(tiers.subprocess, "Popen", failing)
-    monkeypatch.setattr(tiers.tier_fork, "possible", lambda: False)
+    monkeypatch.setattr(tier_worker.subprocess, "Popen", failing)
+    monkeypatch.setattr(tier_worker.tier_fork, "possible", lambda: False)
     x = np.linspace(0.1, 0.9, 5)
     g = s2sad.grad(module.f)
     expected = s2sad.grad(module.f, jit=False)(x, 0.7)
@@ -399,7 +399,7 @@ def test_where_pipes_cannot_be_polled_a_thread_reads_the_reports(tmp_path, tiere
     """(Windows: select() takes no pipes.) The same switch, the report read by a thread."""
     module = _fresh(tmp_path, "tier_pumped")
     tiers.workers.stop_all()
-    monkeypatch.setattr(tiers, "POLL_PIPES", False)
+    monkeypatch.setattr(tier_worker, "POLL_PIPES", False)
     x = np.linspace(0.1, 0.9, 5)
     g = s2sad.grad(module.f, wrt=1)
     first = g(x, 0.7)

@@ -1,7 +1,7 @@
 """What every function s2sad makes shares: `Transformed` (transform on first use, one generated
-file and one runner per kind of arguments), and the conversions around a call of generated code
-(arguments to float64, results checked and shaped like the inputs), with errors located at the
-user's call.
+file and one runner per kind of arguments), and the conversions of the user's arguments for a
+call of generated code (checked, flattened, to float64), with errors located at the user's call;
+results.py checks and shapes what the call returns.
 """
 import dataclasses
 import difflib
@@ -10,7 +10,6 @@ import inspect
 import numbers
 import warnings
 
-import gast
 import numpy
 
 from s2sad.errors import (
@@ -18,8 +17,6 @@ from s2sad.errors import (
     Diagnostic,
     GradientCutError,
     GradientCutWarning,
-    InternalError,
-    OutputError,
     S2sadError,
     UnsupportedError,
     ZeroGradientWarning,
@@ -113,15 +110,12 @@ class Transformed:
 
     @property
     def runs_compiled(self):
-        """Whether calls with the last call's kind of arguments run Numba's code now (with the
-        tiered default: once their background compile is done and a call has switched)."""
+        """Whether calls like the last one run Numba's code yet (docs/tiers.md)."""
         runner = self._runners.get(self._kinds)
         return runner is not None and runner.runs_compiled
 
     def wait_compiled(self):
-        """Wait for this function's background compiles (the tiered default), so that the
-        next calls run compiled: before timing it, say. True if they all compiled (False: it
-        runs as Python, with the fallback warning at its next call)."""
+        """Wait for the background compiles (before timing calls); True if all compiled."""
         return all([runner.wait_compiled() for runner in list(self._runners.values())])
 
     @property
@@ -552,56 +546,3 @@ def reject_integer_uses(func, positions):
     problems = fence.integer_uses(source, [names[i] for i in positions if i < len(names)])
     if problems:
         raise ArgumentError(problems)
-
-
-def scalar_output(value, func):
-    if type(value) is float:
-        return value
-    if isinstance(value, numbers.Real) or (isinstance(value, numpy.ndarray) and value.ndim == 0):
-        return float(value)
-    if isinstance(value, numpy.ndarray):
-        what = f"an array of shape {value.shape}"
-        fix = ("reduce it to a scalar before returning (e.g. numpy.sum(...)), or use s2sad.vjp "
-               "or s2sad.jacobian for an array output")
-    else:
-        what = "None" if value is None else f"a {type(value).__name__}"
-        fix = "return one float"
-    raise OutputError([Diagnostic(output_location(func), f"{func.__name__} returned {what}; "
-                                  "grad needs a scalar output",
-                                  why="a gradient is the derivative of one number", fix=fix)])
-
-
-def output_location(func):
-    """The value of f's one `return`, or its `def` line when it has several."""
-    try:
-        source = parse.parse_function(func)
-    except S2sadError:
-        return parse.code_location(func)
-    returns = [n for n in gast.walk(source.tree) if isinstance(n, gast.Return) and n.value]
-    return source.loc(returns[0].value if len(returns) == 1 else source.tree)
-
-
-def shaped_like(grads, inputs, func):
-    out = []
-    for g, x in zip(grads, inputs):
-        if type(g) is float and type(x) is float:
-            out.append(g)
-            continue
-        if type(g) is numpy.ndarray and type(x) is numpy.ndarray and g.shape == x.shape and \
-                g.dtype is _FLOAT64 and not any(g is other for other in out):
-            out.append(g)  # the call path: already what is handed out
-            continue
-        if isinstance(x, float):
-            if numpy.ndim(g) != 0:
-                raise InternalError(f"the gradient of {func.__name__} for a scalar input has "
-                                    f"shape {numpy.shape(g)}")
-            out.append(float(g))
-            continue
-        g = numpy.asarray(g, dtype=numpy.float64)
-        if g.shape != x.shape:
-            raise InternalError(f"the gradient of {func.__name__} has shape {g.shape}, its "
-                                f"input {x.shape}")
-        if any(g is other for other in out):  # never hand out one array twice
-            g = g.copy()
-        out.append(g)
-    return out

@@ -13,7 +13,8 @@ from s2sad.transform.generate import nancheck
 from s2sad.transform import pipeline
 
 from . import batching, higher
-from .calls import Transformed, argument_error, scalar_output, shaped_like, short_repr
+from .calls import Transformed, argument_error, short_repr
+from .results import scalar_output, shaped_like
 
 
 def grad(func=None, wrt=0, *, jit=None, strict=False, check_nan=False):

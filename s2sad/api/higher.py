@@ -40,9 +40,8 @@ from .calls import (
     as_float,
     at_call,
     bind_arguments,
-    scalar_output,
-    shaped_like,
 )
+from .results import scalar_output, shaped_like
 
 
 def check_inner(gradient):

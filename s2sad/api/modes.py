@@ -16,7 +16,8 @@ import numpy
 from s2sad.errors import Diagnostic, InternalError, OutputError
 from s2sad.transform import pipeline
 
-from .calls import Transformed, argument_error, as_float, is_number, output_location
+from .calls import Transformed, argument_error, as_float, is_number
+from .results import output_location
 
 
 def jvp(func=None, wrt=0, *, jit=None, strict=False):

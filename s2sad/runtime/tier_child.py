@@ -4,10 +4,10 @@ Numba's cache for the parent to load. Reports how long the compile took, and whe
 or loaded Numba's cache (tiers.py keeps the compile times to foresee the next ones).
 
     python -m s2sad.runtime.tier_child <generated file> <function> <arguments.pkl>
-    python -m s2sad.runtime.tier_child --serve     (tiers.Worker runs its `serve` so)
+    python -m s2sad.runtime.tier_child --serve     (tier_worker.Worker runs its `serve` so)
 
 One job: exits 1 with Numba's reason on stderr if it fails, else prints its report (JSON).
-`--serve`: the warm worker (tiers.Worker). It imports Numba and s2sad's runtime first, says so
+`--serve`: the warm worker (tier_worker.Worker). It imports Numba and s2sad's runtime first, says so
 (`{"ready": true}`), then compiles one job per line of its input (JSON: path, name, arguments),
 answering each with one line: the report, or `{"error": reason}`. It ends when its input ends:
 when the parent closes it, exits or dies.

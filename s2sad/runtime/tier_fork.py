@@ -1,4 +1,4 @@
-"""A warm worker forked from the caller (tiers.Worker), where that is safe: the child starts
+"""A warm worker forked from the caller (tier_worker.Worker), where that is safe: the child starts
 with the caller's Python, NumPy and s2sad already imported, so it is ready to compile ~0.1 s
 sooner than a new interpreter (0.42 s measured: 0.03 s to start Python, 0.06 s NumPy, 0.03 s
 s2sad's runtime, then 0.3 s Numba, which both pay). That 0.1 s was most of what made the
@@ -7,7 +7,7 @@ tiered default run compiled later than `jit=True`'s first call returns.
 Safe means: Linux (macOS's system libraries do not survive a fork), one Python thread (a
 lock another thread held would stay locked in the child forever), and no Numba loaded yet
 (LLVM's state is not meant to be forked; verify.py's pools spawn for the same reason).
-Otherwise tiers.Worker starts a new interpreter, as it did.
+Otherwise tier_worker.Worker starts a new interpreter, as it did.
 
 The child keeps nothing of the caller but its memory: its signal handlers, tracer and profiler
 are Python's defaults, its input, output and errors are the worker's pipes and error file,
