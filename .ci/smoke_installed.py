@@ -5,6 +5,9 @@ the python of a fresh venv holding the wheel, from a directory outside the check
   with s2sad.templates, and every module of the package imports;
 - a function with a loop and NumPy calls, in a .py file written here, differentiated with
   jit=True and jit=False: both agree with each other and with central finite differences;
+- the default (jit=None, tiered): answers from Python, then runs compiled once its background
+  compile is done, with the worker forked from a fresh process and started as a new
+  interpreter from this one (Numba loaded), both from the installed package;
 - `s2sad show FILE:FUNC` prints the generated code, `s2sad templates sin` lists rules,
   `s2sad --version` and `python -m s2sad --help` work.
 
@@ -81,7 +84,8 @@ def main():
         fail(f"installed metadata says {importlib.metadata.version('s2sad')}, "
              f"s2sad.__version__ {s2sad.__version__}")
     import_every_module(s2sad)
-    differentiate()
+    python = differentiate()
+    tiered(python)
     commands(s2sad.__version__)
     step("OK: the installed wheel imports, differentiates and runs its command")
 
@@ -164,11 +168,53 @@ def differentiate():
             fail(f"jit=True gives {compiled}, jit=False {python}")
     step("both gradients agree with central finite differences (rtol 1e-6) and with each "
          "other (rtol 1e-12)")
+    return results[False][:2]
 
 
-def run(argv, expect):
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+TIERED = """
+import sys
+import numpy as np
+import s2sad
+sys.path.insert(0, ".")
+import user_model
+g = s2sad.grad(user_model.chain, wrt=("x", "k"))
+x = np.array({x})
+first = g(x, 0.7)
+assert not g.runs_compiled and g.wait_compiled(), "the background compile failed"
+again = g(x, 0.7)
+assert g.runs_compiled, "not compiled after the background compile"
+print(repr(float(first[1])), repr(float(again[1])), sys.modules.get("numba") is not None)
+"""
+
+
+def tiered(python):
+    """The default, jit=None: its worker forked from a fresh process (Numba not loaded there)
+    and started as a new interpreter from this one (Numba loaded), from the installed package."""
+    import s2sad
+    x = [0.3, -0.2, 0.9, 0.5, -1.1, 0.05]
+    env = dict(os.environ, S2SAD_BACKGROUND_COMPILE="1")
+    out = run([sys.executable, "-c", TIERED.format(x=x)], [], env=env).split()
+    forked = [float(v) for v in out[:2]]
+    os.environ["S2SAD_BACKGROUND_COMPILE"] = "1"
+    module = sys.modules["user_model"]
+    g = s2sad.grad(module.chain, wrt=("x", "k"))
+    first = g(np.array(x), 0.7)
+    if not (not g.runs_compiled and g.wait_compiled()):
+        fail("jit=None: the background compile failed")
+    again = g(np.array(x), 0.7)
+    if not g.runs_compiled:
+        fail("jit=None: calls do not run compiled after the background compile")
+    for got in (forked[0], forked[1], float(first[1]), float(again[1])):
+        if not np.isclose(got, python[1], rtol=1e-12, atol=1e-14):
+            fail(f"jit=None gives dk={got}, jit=False {python[1]}")
+    step("the default (tiered): Python first, then compiled, the worker forked and spawned")
+
+
+def run(argv, expect, env=None):
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env)
     shown = " ".join(os.path.basename(a) if a == sys.executable else a for a in argv)
+    if argv[1:2] == ["-c"]:
+        shown = "python -c <script>"
     if result.returncode != 0:
         fail(f"`{shown}` exited with {result.returncode}:\n{result.stdout}{result.stderr}")
     missing = [text for text in expect if text not in result.stdout]

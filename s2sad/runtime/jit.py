@@ -215,11 +215,12 @@ class Runner:
 
     def _prepare_soon(self, job):
         """Import Numba and build the dispatchers on another thread, so that the switch only
-        loads the worker's machine code from the cache: once the calls have spent as long in
-        Python as that takes (SWITCH_SECONDS). It takes the GIL from the Python calls beside
-        it, so a short run of calls, which ends before the compile does, does not pay for it
-        (a ski rental too)."""
-        if self._preparing is None and job.python_seconds >= tier_policy.SWITCH_SECONDS:
+        loads the worker's machine code from the cache: once the calls have spent
+        PREPARE_AFTER seconds in Python. Never waited for unless the policy says wait (the
+        second call used to wait for it: 0.3-0.7 s), it shares the GIL with the Python calls
+        beside it, which at worst run half as fast until it is done; a run of calls shorter
+        than PREPARE_AFTER does not pay even that."""
+        if self._preparing is None and job.python_seconds >= tier_policy.PREPARE_AFTER:
             self._preparing = threading.Thread(target=self._prepare_compiled, daemon=True)
             self._preparing.start()
 

@@ -17,6 +17,9 @@ from . import cache
 # What the caller still pays to switch while its thread imports Numba and refreshes its
 # registries (jit.Runner._prepare_compiled): 0.3-0.7 s measured.
 SWITCH_SECONDS = 0.5
+# The Python time after which that thread starts: sooner would slow runs of calls so short that
+# they end before any compile does; later delays the switch after a quick compile.
+PREPARE_AFTER = 0.1
 
 
 def should_wait(python_seconds, remaining, switch=0.0):
