@@ -194,10 +194,12 @@ class Runner:
         done = job.done()
         if not done:
             job.calls += 1
-        if (not done or job.succeeded) and not job.waited:
-            # the rent so far against what waiting costs now: the compile's remaining time,
-            # and Numba's import in this process (also once the compile is done; a compile
-            # someone waited for is switched to at once)
+        # a compile someone waited for, or one done while Numba's import runs already (what
+        # is left of it costs less than the rent paid), is switched to at once; else the rent
+        # so far against what waiting costs now: the compile's remaining time and Numba's
+        # import in this process
+        at_once = job.waited or done and self._preparing is not None
+        if (not done or job.succeeded) and not at_once:
             remaining = 0.0 if done else job.remaining()
             switch = 0.0 if _numba_ready[0] else tier_policy.SWITCH_SECONDS
             if not tier_policy.should_wait(job.python_seconds, remaining, switch):
