@@ -115,6 +115,14 @@ def genexp_max(x):
     return max(v * v for v in x) + min(np.cos(v) for v in x)
 
 
+def max_min_of_many(x):
+    """Builtin max/min of three or more values (issue 48), in a loop: a clipped hinge."""
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        s = s + max(x[i], 0.25 * x[i + 1], -0.5, x[i] * x[i + 1]) * min(x[i], 1.0, x[i + 1] + 0.5)
+    return s
+
+
 def enumerate_zip(a, b):
     s = 0.0
     for i, (u, v) in enumerate(zip(a, b)):
@@ -240,6 +248,7 @@ CASES += [
     (genexp_neighbours, _vec4, 0),
     (genexp_filtered_nested, lambda rng: (rng.normal(size=3), rng.normal(size=4)), (0, 1)),
     (genexp_max, _vec4, 0),
+    (max_min_of_many, _vec4, 0),
     (enumerate_zip, lambda rng: (rng.normal(size=4), rng.normal(size=5)), (0, 1)),
     (over_reversed, _vec4, 0),
     (nested_helper, _vec4, 0),

@@ -34,6 +34,8 @@ Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
 
     v.setflags(write=False)                     (left out: it changes no value)
 
+    m = max(a, b, c)                            m = max(max(a, b), c)
+
     try:                                        out[k] = v.astype(float)
         out[k] = v.astype(float)                (try_statements.py: the handlers go where
     except TypeError:                            the body cannot raise, or each raises)
@@ -505,6 +507,10 @@ class _Expressions(nodes.Transformer):
         self.generic_visit(node)
         if isinstance(node.func, gast.Name) and node.func.id in owner.functions:
             return owner.inline(node, node.func.id)
+        if chain in (["min"], ["max"]) and chain[0] not in owner.source.func.__globals__ and \
+                len(node.args) > 2 and not node.keywords and \
+                not any(isinstance(a, gast.Starred) for a in node.args):
+            return _pairwise(node)
         node.args = [self._function_value(a) for a in node.args]
         for keyword in node.keywords:
             keyword.value = self._function_value(keyword.value)
@@ -551,6 +557,16 @@ def _reduction(chain, func):
         if getattr(module, "__name__", None) == "numpy":
             return NUMPY_REDUCTIONS[chain[1]], chain[1]
     return None
+
+
+def _pairwise(call):
+    """min(a, b, c) as min(min(a, b), c): Python compares left to right, keeping the first of
+    equal values, so the nested calls return the same value for every input, NaN included."""
+    first, *rest = call.args
+    for arg in rest[:-1]:
+        first = gast.copy_location(gast.Call(nodes.clone(call.func), [first, arg], []), call)
+    call.args = [first, rest[-1]]
+    return call
 
 
 def _needs_hoisting(node, owner):
