@@ -126,6 +126,20 @@ def range_negative_step(x):
     return s
 
 
+def cell_lookup(x, table):
+    """A table interpolated at a point that moves (issue 48): the cell's index is an int
+    computed in the loop, kept for the backward sweep as an int."""
+    n = table.shape[0]
+    s = 0.0
+    for _ in range(30):
+        i = min(max(int(np.floor(x)), 0), n - 2)
+        w = x - i
+        v = (1.0 - w) * table[i] + w * table[i + 1]
+        x = x + 0.05 * v
+        s = s + v * v
+    return s
+
+
 def loop_counter_arithmetic(x):
     # int loop counter used in arithmetic with an active float (x * i, x ** i, / (i + 1))
     s = 0.0
@@ -732,6 +746,7 @@ CASES = [
     (range_step, lambda r: (_any(r, 11),), 0),
     (range_negative_step, lambda r: (_any(r, 9),), 0),
     (loop_counter_arithmetic, lambda r: (r.uniform(-1.0, 1.0),), 0),
+    (cell_lookup, lambda r: (r.uniform(1.1, 1.9), _pos(r, 8)), (0, 1)),
     (loop_rows, lambda r: (_any(r, 4, 3), _any(r, 3)), (0, 1)),
     (loop_tuple, lambda r: (_any(r, 3), _any(r, 5), _any(r, 2)), (0, 1, 2)),
     (loop_list, lambda r: (_any(r, 4), _any(r, 4), _any(r, 4)), (0, 1, 2)),

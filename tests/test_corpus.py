@@ -65,3 +65,17 @@ def test_generated_code_reads_back(f, make_args, wrt):
         [f"d{f.__name__}"]
     assert "# ---- backward sweep ----" in text
     assert "# grad of: " in text and f"{f.__module__}.py:" in text
+
+
+def test_an_int_computed_in_a_loop_is_kept_as_an_int():
+    """`i = min(max(int(np.floor(x)), 0), n - 2)` in a loop, then an index: kept on an int tape
+    (a float tape made the index a float: Python raised, Numba fell back)."""
+    f, make_args, wrt = next(c for c in CASES if c[0] is corpus_control.cell_lookup)
+    jit_fn = s2sad.grad(f, wrt=wrt, jit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)
+        warnings.simplefilter("ignore", s2sad.GradientCutWarning)   # (floor: no gradient)
+        for seed in range(2):
+            check_gradient(f, make_args(np.random.default_rng(seed)), wrt, jit_fn=jit_fn,
+                           py_fn=s2sad.grad(f, wrt=wrt, jit=False), jit=True)
+    assert "_stack_i = numpy.empty(_trips0, numpy.int64)" in jit_fn.source

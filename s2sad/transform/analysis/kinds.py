@@ -235,7 +235,11 @@ def known(value, scalars, ints):
         return known(value.args[0], scalars, ints)  # an identity (grad_of)
     if isinstance(value, gast.Call):
         head = (nodes.dotted_parts(value.func) or [None])[0]
-        integer = head in ("int", "len")
+        ref = facts.REF.of(value)
+        # int(), len(), round() of one number, and min/max/abs of ints give an int
+        integer = head in ("int", "len") or ref is round and len(value.args) == 1 or \
+            ref in (min, max, abs) and bool(value.args) and \
+            all(is_int(a, ints) for a in value.args)
         elementwise = is_elementwise(facts.REF.of(value)) or \
             facts.REF.of(value) in (abs, min, max, round)
         scalar_args = bool(value.args) and not value.keywords and \
