@@ -123,6 +123,25 @@ def max_min_of_many(x):
     return s
 
 
+def _cell(w, h, c):
+    c2 = np.tanh(w * h) + 0.5 * c
+    return np.sin(c2) * h, c2
+
+
+def unpack_into_rows(w, x):
+    """Subscripts as unpacking targets (issue 50, ADBench's LSTM: `(s2[i], s2[i + 1]) =
+    lstm(...)`), from a call and from a tuple display that swaps two elements."""
+    state = np.ones((4, x.shape[0])) * 0.1
+    out = np.zeros((4, x.shape[0]))
+    inp = x
+    for layer in range(2):
+        (out[2 * layer], out[2 * layer + 1]) = _cell(w[layer], inp, state[2 * layer + 1])
+        inp = out[2 * layer] * 1.0
+    v = x * 1.0
+    v[0], v[1] = v[1] * 2.0, v[0]
+    return np.sum(inp * inp) + np.sum(out[3]) + v[0] * v[1]
+
+
 def enumerate_zip(a, b):
     s = 0.0
     for i, (u, v) in enumerate(zip(a, b)):
@@ -249,6 +268,7 @@ CASES += [
     (genexp_filtered_nested, lambda rng: (rng.normal(size=3), rng.normal(size=4)), (0, 1)),
     (genexp_max, _vec4, 0),
     (max_min_of_many, _vec4, 0),
+    (unpack_into_rows, lambda r: (r.normal(size=(2, 3)), r.normal(size=3)), (0, 1)),
     (enumerate_zip, lambda rng: (rng.normal(size=4), rng.normal(size=5)), (0, 1)),
     (over_reversed, _vec4, 0),
     (nested_helper, _vec4, 0),

@@ -259,6 +259,9 @@ class _Scalarize:
             parts = items
         parts = [self.named(p, "_item", like) if getattr(p, "fresh", False) else p
                  for p in parts]
+        if any(isinstance(t, gast.Subscript) for t in target.elts):
+            # every value read before any element is written (`s[0], s[1] = s[1], s[0]`)
+            parts = [self.leaf("_item", p, like) for p in parts]
         for part_target, item in zip(target.elts, parts):
             if isinstance(part_target, gast.Name):
                 self.forget(part_target.id)
@@ -273,6 +276,9 @@ class _Scalarize:
             elif isinstance(part_target, (gast.Tuple, gast.List)) and \
                     isinstance(item, values.Container):
                 self.unpack(part_target, item, like)
+            elif isinstance(part_target, gast.Subscript) and \
+                    not isinstance(item, values.Container):
+                self.emit(gast.Assign([part_target], nodes.clone(item), None), like)
             else:
                 self.report(part_target, "cannot unpack this value here",
                             fix="unpack into names")

@@ -237,6 +237,14 @@ class _Normalizer:
             self._unpack(first.elts, value.elts)
         elif isinstance(value, gast.Call) and all(isinstance(t, gast.Name) for t in first.elts):
             self._assign_fresh([t.id for t in first.elts], self.operation(value))
+        elif isinstance(value, gast.Call) and \
+                all(isinstance(t, (gast.Name, gast.Subscript)) for t in first.elts):
+            # `s[i], s[i + 1] = f(x)`: the call's values in names, then each target in turn
+            temps = [self.namer.numbered("_t") for _ in first.elts]
+            self._assign_fresh(temps, self.operation(value))
+            self._unpack(first.elts, [_load(t) for t in temps])
+            first = gast.Tuple([gast.Name(t, gast.Store(), None, None) for t in temps],
+                               gast.Store())
         else:
             self._unpack_by_index(first, value)
         source_names = [first] if isinstance(first, gast.Name) else first.elts
@@ -298,19 +306,29 @@ class _Normalizer:
             self.emit(gast.Assign([target], operation, None))
 
     def _unpack(self, targets, values):
-        """`a, b = e1, e2`: evaluate every value before assigning any target (`a, b = b, a`)."""
-        assigned = {t.id for t in targets if isinstance(t, gast.Name)}
+        """`a, b = e1, e2` and `s[i], s[i + 1] = e1, e2`: evaluate every value before
+        assigning any target (`a, b = b, a`, `s[0], s[1] = s[1], s[0]`), then assign the
+        targets from left to right, a subscript's index read when its turn comes."""
+        assigned = {t.id for t in targets if isinstance(t, gast.Name)} | \
+            {t.value.id for t in targets
+             if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name)}
         atoms = []
         for value in values:
             atom = self.atom(value)
-            if isinstance(atom, gast.Name) and atom.id in assigned:
+            if not isinstance(atom, (gast.Constant, gast.Tuple)) and \
+                    nodes.names(atom) & assigned:
                 copy = self.namer.numbered("_t")
                 self.assign(copy, atom)
                 atom = _load(copy)
             atoms.append(atom)
         for target, atom in zip(targets, atoms):
-            if isinstance(target, gast.Name):
-                self.assign(target.id, atom)
+            if isinstance(target, gast.Subscript) and \
+                    not isinstance(atom, (gast.Name, gast.Constant)):
+                copy = self.namer.numbered("_t")   # (an element of a tuple: its own name)
+                self.assign(copy, atom)
+                atom = _load(copy)
+            if isinstance(target, (gast.Name, gast.Subscript)):
+                self._assign_atom(target, atom)
             elif isinstance(atom, gast.Tuple) and len(atom.elts) == len(target.elts):
                 self._unpack(target.elts, atom.elts)
             else:
