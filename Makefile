@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test wheel-check clean
-.PHONY: corpus digest autograd bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale chase coverage verify fuzz tangent
+.PHONY: corpus digest autograd bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale bench-compile chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -48,6 +48,13 @@ bench-shapes: $(STAMP)
 # writes benchmarks/LATENCY.md (JAX from .venv-bench, made as `make bench` makes it).
 bench-latency: $(STAMP)
 	$(PY) benchmarks/tier_latency.py $(ARGS)
+
+# Issue 47, item 1: where the seconds of `jit=True`'s first call go (s2sad's transform, Numba's
+# typing, lowering and LLVM, per compiled function with its IR lines), nothing cached and after
+# an edit, in fresh processes with empty caches; the levers NUMBA_OPT=0/1 and helpers' IR linked
+# into every caller; writes benchmarks/COMPILE_BUDGET.md (ARGS: --only NAME, --repeat N).
+bench-compile: $(STAMP)
+	$(PY) benchmarks/compile_budget.py $(ARGS)
 
 bench-loops: $(STAMP)
 	$(PY) benchmarks/loop_benchmark.py $(ARGS)
