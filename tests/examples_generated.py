@@ -379,3 +379,23 @@ def rk4_twice(alpha, beta, delta, gamma, u, w):
     u1, w1 = _rk4_step(u, w, alpha, beta, delta, gamma, 0.01)
     u2, w2 = _rk4_step(u1, w1, alpha, beta, delta, gamma, 0.02)
     return u2 * w2 + u1
+
+
+def power_iteration(A, v0):
+    """A `while` loop around a matrix-vector product written as loops (issue 48): v is kept
+    once per step for the blocks that read it whole; v[j] is read from it again, not kept per
+    (step, i, j)."""
+    v = v0 / np.sqrt(np.dot(v0, v0))
+    lam = 0.0
+    k = 0
+    while k < 6:
+        w = np.zeros(A.shape[0])
+        for i in range(A.shape[0]):
+            s = 0.0
+            for j in range(A.shape[1]):
+                s += A[i, j] * v[j]
+            w[i] = s
+        lam = np.dot(v, w)
+        v = w / np.sqrt(np.dot(w, w))
+        k += 1
+    return lam

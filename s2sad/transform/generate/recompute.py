@@ -22,7 +22,8 @@ _CHEAP_CALLS = (abs, min, max)   # calls on numbers cheaper to compute again tha
 
 class Recomputing:
     """The recomputation half of `saves.Saves` (which provides the analyses it asks:
-    `_stable`, `_maintained`, `definitions`, `loops_around`, `kept_before`, ...)."""
+    `_stable`, `_readers`, `definitions`, `loops_around`, `kept_before`, ...); `_maintained`
+    says which values the backward sweep puts back anyway, to recompute from."""
 
     def _recomputation_kept(self, name, region, readers):
         """`_recomputation`, with the writes into arrays it reads in place kept (see
@@ -67,10 +68,12 @@ class Recomputing:
             return None
         code = []
         for operand in sorted(activity.names_read(value)):
+            element_of = isinstance(value, gast.Subscript) and \
+                operand == nodes.root_name(value)
             if self._stable(operand, statement) or \
-                    self._maintained(operand, statement, readers) or \
-                    isinstance(value, gast.Subscript) and operand == nodes.root_name(value) and \
-                    self._put_back_at_writes(operand, statement, readers):
+                    self._maintained(operand, statement, readers) or element_of and (
+                        self._put_back_at_writes(operand, statement, readers) or
+                        self._maintained(operand, statement, readers, whole=True)):
                 continue
             before = self._recomputation(operand, region, readers, budget - 1 - len(code))
             if before is None:
@@ -80,6 +83,68 @@ class Recomputing:
             return None  # arithmetic on arrays: one pass either way, recomputed or copied, but
             # not more (`x - means[k]` is recomputed, without the memory of a kept copy)
         return code + [nodes.assign(name, nodes.clone(value))]
+
+
+    def _maintained(self, name, definition, readers, whole=False):
+        """Whether the number `name` holds at `definition` is what it holds at the start of
+        each reader's backward block (after the values put back there): the backward sweep
+        puts it back before every block that reads it (kept before each reassignment, or after
+        a use by each of the readers themselves), and nothing from `definition` to the reader
+        (included) assigns it, in one statement list. `whole`: an array `definition` reads an
+        element of, kept whole before each reassignment for blocks of its own, and never
+        written into: its element is read from there again (`v[j]` in a loop over j, with v
+        kept once per step, is not kept again per (step, j))."""
+        if whole:
+            if name in facts.SCALARS.of(definition) or name in self.kept_after_use or \
+                    name in self.sharing or self.callee_writes:
+                return False
+        elif name not in facts.SCALARS.of(definition):
+            return False
+        if name not in self.wanted or name in self.unkept or \
+                name in self.exposed or name in self.written or name in self.last_shape:
+            return False
+        block, start = self.position[id(definition)]
+        for reader in readers:
+            other, end = self.position.get(id(reader), (None, None))
+            if other is not block or end <= start or any(
+                    name in self.defined_by(s) for s in walk(block[start + 1:end + 1])):
+                return False
+        if name not in self.kept_after_use:
+            return True  # kept before each reassignment: put back for every block after it
+        return self._put_back_for(name, definition, readers)
+
+    def _put_back_for(self, name, definition, readers):
+        """Whether `name`, kept after its uses, is put back by the time each reader's block
+        runs: some block reading the same value at or after the reader, in its statement list,
+        puts it back (the last of a chain, `_last_of_chains`), and it is kept, not itself
+        recomputed."""
+        if name in self.checking:
+            return False  # values computed from each other in a loop: keep them
+        region = self.region_of[id(definition)]
+        uses = self._readers(self.body, name, region)
+        self.checking.add(name)
+        pending, self.pending = self.pending, []  # a question only: nothing to keep
+        try:
+            if not uses or self._recomputation(name, region, uses) is not None:
+                return False
+        finally:
+            self.pending = pending
+            self.checking.discard(name)
+        keeps = self._last_of_chains(uses, name)
+        for reader in readers:
+            block, start = self.position[id(reader)]
+            if any(self.position.get(id(k), (None, None))[0] is block and
+                   self.position[id(k)][1] >= start and
+                   not any(name in self.defined_by(s)
+                           for s in walk(block[start + 1:self.position[id(k)][1] + 1]))
+                   for k in keeps):
+                continue
+            if name in self.planned:
+                return False
+        for reader in readers:  # not planned yet: the readers become its readers too
+            self.reads.setdefault(id(reader), set()).add(name)
+            self.shape_reads.get(id(reader), set()).discard(name)  # and read its value
+        return True
 
 
     def _put_back_at_writes(self, array, definition, readers):
