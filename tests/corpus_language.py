@@ -94,7 +94,8 @@ CASES = [
     (module_index_table, lambda rng: (rng.normal(size=3),), 0),
     (module_in_loop, lambda rng: (rng.uniform(0.1, 0.5), rng.normal(size=4)), (0, 1)),
 ]
-NOT_NUMBA = set()
+# read in its loop before the first append of the trip: rows made at that append (docs/limits.md)
+NOT_NUMBA = {"appended_in_both_branches"}
 
 
 # ---- comprehensions, enumerate/zip/reversed -------------------------------------------------
@@ -140,6 +141,21 @@ def unpack_into_rows(w, x):
     v = x * 1.0
     v[0], v[1] = v[1] * 2.0, v[0]
     return np.sum(inp * inp) + np.sum(out[3]) + v[0] * v[1]
+
+
+PARENTS = np.array([-1, 0, 1, 1, 0])
+
+
+def appended_in_both_branches(relatives):
+    """A list grown by an append at the end of each branch (issue 50: ADBench hand tracking's
+    relatives_to_absolutes), read in its loop before the append."""
+    absolutes = []
+    for i in range(len(PARENTS)):
+        if PARENTS[i] == -1:
+            absolutes.append(relatives[i])
+        else:
+            absolutes.append(absolutes[PARENTS[i]] @ relatives[i])
+    return np.sum(np.stack(absolutes) ** 2)
 
 
 def enumerate_zip(a, b):
@@ -268,6 +284,7 @@ CASES += [
     (genexp_filtered_nested, lambda rng: (rng.normal(size=3), rng.normal(size=4)), (0, 1)),
     (genexp_max, _vec4, 0),
     (max_min_of_many, _vec4, 0),
+    (appended_in_both_branches, lambda r: (0.5 * r.normal(size=(5, 3, 3)),), 0),
     (unpack_into_rows, lambda r: (r.normal(size=(2, 3)), r.normal(size=3)), (0, 1)),
     (enumerate_zip, lambda rng: (rng.normal(size=4), rng.normal(size=5)), (0, 1)),
     (over_reversed, _vec4, 0),

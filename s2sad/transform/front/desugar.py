@@ -57,8 +57,8 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
-from . import (function_sequences, functional, generators, local_values, made_functions,
-               messages, shape_unpacking, try_statements)
+from . import (branch_appends, function_sequences, functional, generators, local_values,
+               made_functions, messages, shape_unpacking, try_statements)
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
@@ -181,7 +181,7 @@ class _Desugar:
                 inner = getattr(statement, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                     setattr(statement, field, self.block(inner))
-            out += self.pre + [statement]
+            out += self.pre + [statement] + branch_appends.sunk(statement, self.fresh)
             self.pre = outer
         return out
 
