@@ -59,6 +59,7 @@ import tempfile
 import time
 
 import compile_events
+from tier_latency import _steady   # (the same measure of a steady call)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -84,17 +85,6 @@ def problems():
 
 
 # ---- the child: one process, one or two first calls ---------------------------------------
-
-def _steady(call):
-    """The median time of one call, over at least 20 calls and 0.3 s."""
-    times = []
-    begun = time.perf_counter()
-    while len(times) < 20 or time.perf_counter() - begun < 0.3:
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
 
 def child(kind, index, edits):
     """kind: "cold" (instrumented; the function, then an edited copy in the same process),
