@@ -102,9 +102,9 @@ class _Pool:
     A compile is queued (`submit`) and starts when a worker is idle or one more may be
     started. The queue is served by priority (`Compile.priority`): a compile a caller waits
     for, then the one whose function was called most while it was queued, then the oldest.
-    A worker idle for IDLE_SECONDS exits, unless it is the last KEEP_IDLE. Nothing here has
-    a thread of its own: callers move the queue on their calls, when they read the reports
-    that free workers (`poll`, `pump`)."""
+    A worker idle for IDLE_SECONDS exits, unless it is the last KEEP_IDLE (reaped on the
+    pool's next event, or by a timer if none comes). No thread reads reports: callers move
+    the queue on their calls, when they read the reports that free workers (`poll`, `pump`)."""
 
     def __init__(self):
         self.lock = threading.RLock()   # (a report filed while dispatching takes it again)
