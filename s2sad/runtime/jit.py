@@ -257,7 +257,7 @@ class Runner:
     def wait_compiled(self):
         """Wait for the background compiles started for this file (`Transformed.wait_compiled`);
         True if none failed."""
-        jobs = list(self._background.values())
+        jobs = [j for j in self._background.values() if j.pid == os.getpid()]  # (not a parent's)
         for job in jobs:
             job.wait()
         return self.jit is not False and all(job.succeeded for job in jobs)

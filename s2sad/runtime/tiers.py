@@ -346,6 +346,8 @@ class Compile:
 
     def wait(self):
         """Wait for the report; a queued compile goes first."""
+        if self.pid != os.getpid():   # a parent's: its report goes to the parent
+            return
         self.waited = True
         workers.dispatch()
         while not self._finished.is_set():
