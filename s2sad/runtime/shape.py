@@ -69,6 +69,21 @@ def as3(x, axis):
 
 
 @jitable
+def _piece(g, axis, start, stop, shape):
+    """The slice start:stop of float64 g along axis as an array of `shape` (the same elements in
+    the same order): along the first axis a view, as `unbroadcast` returns g itself (gradients
+    from helpers are shared: the generator copies one before writing into it); else one copy,
+    where `reshape_like(_slab(...))` makes two."""
+    c = np.ascontiguousarray(g)
+    if axis == 0:
+        return c[start:stop].reshape(shape)
+    view = as3(c, axis)
+    out = np.empty(shape)
+    out.reshape((view.shape[0], stop - start, view.shape[2]))[...] = view[:, start:stop, :]
+    return out
+
+
+@jitable
 def _slab(g, axis, start, stop):
     """The slice start:stop of g along axis, as a C-contiguous (pre, stop - start, post) array."""
     return np.ascontiguousarray(as3(np.ascontiguousarray(g), axis)[:, start:stop, :])
@@ -220,18 +235,18 @@ def _joinable(g, sequence):
         all(is_array(t) or is_scalar(t) for t in sequence)
 
 
-def _cut(name, arguments, sequence, items, axis, extent):
+def _cut(name, arguments, sequence, items, axis, extent, float64):
     """Implementation returning the tuple of pieces of g along `axis` (source text), the k-th
     piece `extent(k, t)` long (source text; t is the k-th element's type), each in its
-    element's shape."""
+    element's shape; `float64`: g's dtype is."""
     lines = [f"ax = {axis}", "s = 0"]
     for k, t in enumerate(items):
-        lines += [f"e = {extent(k, t)}",
-                  f"p{k} = reshape_like(_slab(g, ax, s, s + e), {sequence}[{k}])",
-                  "s += e"]
+        piece = f"_piece(g, ax, s, s + e, {sequence}[{k}].shape)" if is_array(t) and \
+            float64 else f"reshape_like(_slab(g, ax, s, s + e), {sequence}[{k}])"
+        lines += [f"e = {extent(k, t)}", f"p{k} = {piece}", "s += e"]
     lines.append(f"return ({''.join(f'p{k}, ' for k in range(len(items)))})")
     return generate(name, arguments, lines, {"reshape_like": reshape_like, "_slab": _slab,
-                                             "norm_axis": norm_axis})
+                                             "_piece": _piece, "norm_axis": norm_axis})
 
 
 def _ndim(t):
@@ -256,7 +271,8 @@ def concatenate_grads(g, arrays, axis):
     """Adjoints of the arrays of z = np.concatenate(arrays, axis): g cut back into pieces."""
     if _joinable(g, arrays) and is_int(axis):
         return _cut("concatenate_grads_tuple", ["g", "arrays", "axis"], "arrays", arrays,
-                    "norm_axis(axis, g.ndim)", lambda k, t: f"arrays[{k}].shape[ax]")
+                    "norm_axis(axis, g.ndim)", lambda k, t: f"arrays[{k}].shape[ax]",
+                    is_float64(g.dtype))
     return python_only(_concatenate_grads)
 
 
@@ -272,7 +288,7 @@ def stack_grads(g, arrays, axis):
     """Adjoints of the arrays of z = np.stack(arrays, axis): the slices of g along axis."""
     if _joinable(g, arrays) and is_int(axis):
         return _cut("stack_grads_tuple", ["g", "arrays", "axis"], "arrays", arrays,
-                    "norm_axis(axis, g.ndim)", lambda k, t: "1")
+                    "norm_axis(axis, g.ndim)", lambda k, t: "1", is_float64(g.dtype))
     return python_only(_stack_grads)
 
 
@@ -286,10 +302,10 @@ def hstack_grads(g, tup):
     """Adjoints of z = np.hstack(tup): along axis 0 for 0-d/1-d arrays, else axis 1."""
     if _joinable(g, tup) and _ndim(tup[0]) <= 1:
         return _cut("hstack_grads_tuple", ["g", "tup"], "tup", tup, "0",
-                    lambda k, t: f"tup[{k}].size" if is_array(t) else "1")
+                    lambda k, t: f"tup[{k}].size" if is_array(t) else "1", is_float64(g.dtype))
     if _joinable(g, tup):
         return _cut("hstack_grads_tuple", ["g", "tup"], "tup", tup, "1",
-                    lambda k, t: f"tup[{k}].shape[1]")
+                    lambda k, t: f"tup[{k}].shape[1]", is_float64(g.dtype))
     return python_only(_hstack_grads)
 
 
@@ -304,7 +320,8 @@ def _stacked(name, g, tup, axis, ndim, general):
     are one slice thick along axis."""
     if _joinable(g, tup):
         return _cut(name, ["g", "tup"], "tup", tup, str(axis),
-                    lambda k, t: f"tup[{k}].shape[{axis}]" if _ndim(t) >= ndim else "1")
+                    lambda k, t: f"tup[{k}].shape[{axis}]" if _ndim(t) >= ndim else "1",
+                    is_float64(g.dtype))
     return python_only(general)
 
 
