@@ -6,7 +6,7 @@ from .registry import adjoint, check, d, nondifferentiable, tangent
 
 nondifferentiable(rt.zeros_like, rt.rows, result="shape")
 nondifferentiable(rt.some_trips, result="discrete")
-nondifferentiable(rt.draw_state, rt.replay, result="stop")   # generators' states (replay.py)
+nondifferentiable(rt.draw_state, rt.replay, result="stop", numba=False)  # states (replay.py)
 
 
 @adjoint(rt.broadcast_like, checks=[

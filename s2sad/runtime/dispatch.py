@@ -149,6 +149,8 @@ def install():
         _register_overload(helper, dispatch, prefer_literal)
     for func, loop in _COMPILED_AS:
         _register_compiled_as(func, loop)
+    from . import random_state
+    random_state.install()      # draws from a numpy.random.RandomState
     _import_arraymath_without_scipy()
     blas_modules.load_alone()   # BLAS and LAPACK for Numba without the rest of scipy.linalg
     _cheaper_error_messages()

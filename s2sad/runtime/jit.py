@@ -321,7 +321,7 @@ def type_key(args):
     """A cheap stand-in for the Numba types of `args`, for the call path: what decides an
     array's Numba type (dimensions, dtype, layout, writeable, aligned), a scalar's (its class),
     a tuple's (its items') or a list's (its first item's, as Numba's). None when an argument's
-    type is none of these (an empty list, an object)."""
+    type is none of these (an empty list, an object other than a random generator)."""
     key = []
     for arg in args:   # (the call path: arrays and numbers without a call each)
         kind = type(arg)
@@ -349,6 +349,10 @@ def _key(arg):
     if kind is list and arg:   # typed by its first item, as Numba types it (O(1) per call)
         item = _key(arg[0])
         return None if item is None else (list, item)
+    if kind is numpy.random.Generator:   # drawn from: typed by its bit generator's class
+        return (kind, type(arg.bit_generator))
+    if kind is numpy.random.RandomState:
+        return (kind, type(arg._bit_generator))
     return None
 
 

@@ -45,6 +45,7 @@ from .front import (
     parse,
     resolve,
     static_tests,
+    unresolved,
 )
 from .analysis import activity, clogs, returns
 from .generate import checkpoint, effects, forward, raise_messages, replay, reverse, scalar_loops
@@ -551,7 +552,7 @@ def _python_only(source, bindings, body=None):
         if isinstance(node, gast.JoinedStr) and id(node) not in messages:
             # Numba formats floats as "<object type:...>" (a raise's: in object mode)
             found.append("f-strings")
-        if facts.DRAW.of(node):  # (Numba's generator is not the one the function draws from)
+        if facts.DRAW.of(node) and not unresolved.compiled_draw(node):
             found.append("numpy.random draws")
     for _, generated in bindings:
         found += generated.python_only

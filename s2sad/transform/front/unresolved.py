@@ -19,6 +19,20 @@ RANDOM_METHODS = frozenset({
     "choice", "permutation", "shuffle", "integers", "randint", "binomial", "poisson",
     "exponential", "gamma", "beta", "multivariate_normal", "laplace", "logistic",
     "standard_t", "dirichlet"})
+# The methods a compiled gradient draws with, from a RandomState (runtime/random_state.py) or a
+# Generator (Numba's own): each gives NumPy's very samples (tests/test_random_draws.py). A draw
+# by another method, or from numpy.random's own generator, keeps the gradient in Python.
+COMPILED_DRAWS = frozenset({
+    "randn", "rand", "standard_normal", "normal", "random_sample", "random", "uniform",
+    "randint", "permutation", "integers", "exponential"})
+
+
+def compiled_draw(call):
+    """`rs.randn(n)` of a generator (an argument, a global or a closure variable) by a method
+    of COMPILED_DRAWS: compiled, with NumPy's samples (`numpy.random.randn(n)` is not)."""
+    func = call.func
+    return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+        func.attr in COMPILED_DRAWS
 
 
 def random_draw(where, name):
