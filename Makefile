@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test wheel-check clean
-.PHONY: corpus digest autograd bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale bench-compile chase coverage verify fuzz tangent
+.PHONY: corpus digest autograd bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale bench-compile bench-arrays chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -55,6 +55,15 @@ bench-latency: $(STAMP)
 # into every caller; writes benchmarks/COMPILE_BUDGET.md (ARGS: --only NAME, --repeat N).
 bench-compile: $(STAMP)
 	$(PY) benchmarks/compile_budget.py $(ARGS)
+
+# Issue 47, "Done when": array code (array_problems.py: particle chain, LSTM, GMM with a 3-D @ at
+# two sizes; tier_cases.py's MLP and GP loss) against JAX's jit(grad) of the same statements:
+# steady calls interleaved in one process, first calls in fresh processes with empty caches
+# (nothing cached, after an edit, the tiered default), fallbacks to Python and the gradient
+# check; runs in .venv-bench, writes its section of benchmarks/RESULTS.md (ARGS: --quick,
+# --only NAME, --rounds N, --no-first).
+bench-arrays: $(STAMP)
+	$(PY) benchmarks/array_bench.py $(ARGS)
 
 bench-loops: $(STAMP)
 	$(PY) benchmarks/loop_benchmark.py $(ARGS)

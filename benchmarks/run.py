@@ -131,6 +131,7 @@ def run(opts):
     import measure
     import peers
     import report
+    import results_sections
 
     failed_installs = {}
     if os.path.exists(STAMP) and inside_venv():
@@ -191,10 +192,12 @@ def run(opts):
     if out:
         chart = os.path.join(os.path.dirname(os.path.abspath(out)), "results.png")
         chart_note = report.write_chart(chart, rows)
+        others = results_sections.kept(out)   # e.g. make bench-arrays's section: kept
         report.write_markdown(out, opts, rows, latencies, installed, loads, chart_note, counts)
         if shapes_text:
             with open(out, "a") as handle:
                 handle.write("\n" + shapes_text + "\n")
+        results_sections.restore(out, others)
         print(f"\nwritten: {os.path.relpath(out)}" +
               (f" ({chart_note})" if chart_note else f", {os.path.relpath(chart)}"))
     else:

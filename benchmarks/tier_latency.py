@@ -108,20 +108,29 @@ def child(kind, index, calls=None):
         out["first"] = time.perf_counter() - start
         out["steady"] = _steady(lambda: jax.block_until_ready(gradient(*values)))
     else:
-        start = time.perf_counter()
-        gradient = s2sad.grad(func, wrt=positions, jit=True if kind == "jit" else None)
-        gradient(*args)
-        out["first"] = time.perf_counter() - start
-        runner = gradient.runner(gradient.bind(args, {}))
-        calls = 1
-        while not runner.runs_compiled and time.perf_counter() - start < COMPILE_LIMIT \
-                and runner.jit:
-            gradient(*args)
-            calls += 1
-        out["compiled"] = time.perf_counter() - start if runner.runs_compiled else None
-        out["python_calls"] = calls
-        out["steady"] = _steady(lambda: gradient(*args))
+        out.update(first_gradient(s2sad, func, positions, args, True if kind == "jit" else None))
     print(json.dumps(out))
+
+
+def first_gradient(s2sad, func, positions, args, jit):
+    """The first gradient's time from `s2sad.grad(...)`, the time until calls run compiled
+    (None if they never do: a fallback), the calls made until then (as a caller calling in a
+    loop) and the steady time per call (also used by array_bench.py)."""
+    out = {}
+    start = time.perf_counter()
+    gradient = s2sad.grad(func, wrt=positions, jit=jit)
+    gradient(*args)
+    out["first"] = time.perf_counter() - start
+    runner = gradient.runner(gradient.bind(args, {}))
+    calls = 1
+    while not runner.runs_compiled and time.perf_counter() - start < COMPILE_LIMIT \
+            and runner.jit:
+        gradient(*args)
+        calls += 1
+    out["compiled"] = time.perf_counter() - start if runner.runs_compiled else None
+    out["python_calls"] = calls
+    out["steady"] = _steady(lambda: gradient(*args))
+    return out
 
 
 def _calls(s2sad, func, positions, args, jit, calls):
