@@ -318,7 +318,8 @@ def section(rows, opts, loads, minutes):
     return "\n".join([
         "## Array code against JAX (issue 47, `make bench-arrays`)", "",
         f"Written by `benchmarks/array_bench.py` on {time.strftime('%Y-%m-%d')} "
-        f"({minutes:.0f} minutes), commit {report.commit()}, on a **shared** 2-core machine "
+        f"({minutes:.0f} minutes), commit {report.commit()}{_dirty()}, on a **shared** "
+        f"{os.cpu_count()}-core machine "
         f"(other work ran beside it: load average {loads[0]:.2f} at the start, {loads[1]:.2f} "
         "at the end), one thread; Numba "
         f"{numba.__version__}, JAX {jax.__version__}.{partial} Problems: "
@@ -336,6 +337,19 @@ def section(rows, opts, loads, minutes):
         "is in s2sad's first calls; other imports are not.", "",
         *table(rows), "", "Issue 47's targets, as measured here:", "", *targets(rows),
         *(["", "Fallbacks and errors:", "", *notes(rows)] if notes(rows) else [])])
+
+
+def _dirty():
+    """The files of s2sad's source that differ from the commit: the run measured them."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain", "--", "s2sad", "templates"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    count = len(done.stdout.splitlines())
+    return (f" (with {count} uncommitted file{'s' if count != 1 else ''} of s2sad/ and "
+            "templates/ being edited by others: the run measured the working tree)"
+            if count else "")
 
 
 def full_run(opts):
