@@ -1,8 +1,8 @@
 """Issue 36: random numbers drawn from a generator held in a closure or a global, passed on to
 functions, and drawn inside functions the differentiated one calls. Each gradient equals the
 gradient of the same objective with the noise drawn outside and passed in, the generator ends
-in the state the function itself leaves it in, and JIT on equals JIT off (the gradient runs
-as Python: Numba's generator is not NumPy's)."""
+in the state the function itself leaves it in, and JIT on equals JIT off (compiled with
+NumPy's samples: test_random_draws.py)."""
 import warnings
 
 import numpy as np
