@@ -2,8 +2,9 @@
 numpy.linalg (inv, solve, det, slogdet, cholesky, multi_dot).
 
 Numba compiles np.dot, np.vdot (1-D), np.outer, np.trace (2-D, offset only), np.kron, np.cross
-and np.linalg.inv/solve/det/slogdet/cholesky, but not np.inner, np.tensordot, np.einsum or
-np.linalg.multi_dot: those rules are numba=False.
+and np.linalg.inv/solve/det/slogdet/cholesky, but not np.inner, np.tensordot or
+np.linalg.multi_dot: those rules are numba=False. np.einsum with constant subscripts compiles as
+s2sad's own loop nest (s2sad/runtime/products.py); keywords (`optimize=`) do not.
 """
 import numpy
 
@@ -101,7 +102,7 @@ def tensordot_tangent(z, a, b, axes=2):
     d[z] = numpy.tensordot(d[a], b, axes) + numpy.tensordot(a, d[b], axes)
 
 
-@adjoint(numpy.einsum, numba=False, checks=[
+@adjoint(numpy.einsum, checks=[
     check("numpy.einsum('ij,jk->ik', x, y)", x=(2, 3), y=(3, 4)),
     check("numpy.einsum('ij,j->i', x, y)", x=(2, 3), y=(3,)),
     check("numpy.einsum('i,i->', x, y)", x=(3,), y=(3,)),
@@ -114,7 +115,7 @@ def tensordot_tangent(z, a, b, axes=2):
     check("numpy.einsum('ij,jk', x, y)", x=(2, 3), y=(3, 4)),
     check("numpy.einsum('ba,ab', x, y)", x=(2, 3), y=(3, 2)),
     check("numpy.einsum('i,j,k->ijk', x, y, x)", x=(2,), y=(3,)),
-    check("numpy.einsum('ij,ik->jk', x, y, optimize=True)", x=(3, 2), y=(3, 4)),
+    check("numpy.einsum('ij,ik->jk', x, y, optimize=True)", x=(3, 2), y=(3, 4), numba=False),
     check("numpy.einsum('...ij,...jk->...ik', x, y)", x=(2, 2, 3), y=(3, 4)),
     check("numpy.einsum('ij,ij->ij', x, y)", x=(1, 3), y=(2, 3)),
     check("numpy.einsum('ii,ij->j', x, y)", x=(3, 3), y=(3, 2)),
@@ -267,7 +268,8 @@ def multi_dot_tangent(z, arrays, *, out=None):
     d[z] = rt.multi_dot_tangent(arrays, d[arrays])
 
 
-# ---- numpy.linalg's array-API spellings (NumPy 2; Numba compiles none of them) -----------------
+# ---- numpy.linalg's array-API spellings (NumPy 2; Numba compiles none of them but matmul, which
+# s2sad's runtime compiles: s2sad/runtime/products.py) ------------------------------------------
 
 if NUMPY2:
     @adjoint(numpy.linalg.outer, numba=False, checks=[
@@ -280,7 +282,7 @@ if NUMPY2:
     def linalg_outer_tangent(z, x1, x2, /):
         d[z] = numpy.linalg.outer(d[x1], x2) + numpy.linalg.outer(x1, d[x2])
 
-    @adjoint(numpy.linalg.matmul, numba=False, checks=[
+    @adjoint(numpy.linalg.matmul, checks=[
         check("numpy.linalg.matmul(x, y)", x=(3, 4), y=(4, 2)),
         check("numpy.linalg.matmul(x, y)", x=(2, 3, 4), y=(4,))])
     def linalg_matmul(z, x1, x2, /):

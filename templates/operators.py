@@ -73,12 +73,15 @@ def positive(z, x):
     d[x] = d[z]
 
 
-# Numba compiles `x @ y` but has no numpy.matmul function.
+# Numba compiles `x @ y` of vectors and matrices; s2sad's runtime compiles numpy.matmul and `@`
+# of stacks of matrices, their batch dimensions broadcast (s2sad/runtime/products.py).
 @adjoint(operator.matmul, checks=[
     check("{f}(x, y)", x=(3, 4), y=(4, 2)), check("{f}(x, y)", x=(3, 4), y=(4,)),
-    check("{f}(x, y)", x=(4,), y=(4, 2)), check("{f}(x, y)", x=(2, 3, 4), y=(4, 2), numba=False)])
-@adjoint(numpy.matmul, numba=False, checks=[
-    check("{f}(x, y)", x=(3, 4), y=(4, 2)), check("{f}(x, y)", x=(2, 3, 4), y=(4, 2))])
+    check("{f}(x, y)", x=(4,), y=(4, 2)), check("{f}(x, y)", x=(2, 3, 4), y=(4, 2)),
+    check("{f}(x, y)", x=(2, 1, 3, 4), y=(3, 4, 2)), check("{f}(x, y)", x=(4,), y=(2, 4, 3))])
+@adjoint(numpy.matmul, checks=[
+    check("{f}(x, y)", x=(3, 4), y=(4, 2)), check("{f}(x, y)", x=(2, 3, 4), y=(4, 2)),
+    check("{f}(x, y)", x=(3, 4), y=(2, 4, 2)), check("{f}(x, y)", x=(2, 3, 4), y=(4,))])
 def matmul(z, x, y):
     d[x] = rt.matmul_grad_a(d[z], x, y)
     d[y] = rt.matmul_grad_b(d[z], x, y)

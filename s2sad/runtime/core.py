@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from . import linalg  # dot/matmul gradients of N-D operands
+from . import products  # matmul gradients of stacks of matrices, compiled
 from .arrays import (axis_spread_loop, axis_sum_loop, expand_to, f64, fill_loop, filled,
                      flat_copy, reduce_to, reduced_mask, summed_to_loop, total_loop)
 from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_axis, is_float64,
@@ -516,13 +517,15 @@ def dot_grad_b(g, a, b):
 @by_type
 def matmul_grad_a(g, a, b):
     """Gradient w.r.t. a of z = a @ b, given g = dz (stacks of matrices broadcast)."""
-    return _dot_a(g, a, b) or python_only(_matmul_grad_a)
+    return _dot_a(g, a, b) or products.stacked_grad(g, a, b, 0, _matmul_grad_a) or \
+        python_only(_matmul_grad_a)
 
 
 @by_type
 def matmul_grad_b(g, a, b):
     """Gradient w.r.t. b of z = a @ b, given g = dz (stacks of matrices broadcast)."""
-    return _dot_b(g, a, b) or python_only(_matmul_grad_b)
+    return _dot_b(g, a, b) or products.stacked_grad(g, a, b, 1, _matmul_grad_b) or \
+        python_only(_matmul_grad_b)
 
 
 def _contracted(a, b):

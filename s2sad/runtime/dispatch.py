@@ -55,6 +55,7 @@ from . import blas_modules, syntax_lock, value_types
 _JITABLE = []          # plain functions Numba must be able to call
 _BY_TYPE = []          # (python function, dispatch, options)
 _COMPILED_AS = []      # (NumPy function Python runs, loop Numba compiles in its place)
+_LIBRARY = []          # (library function, typing function, prefer_literal, setup)
 _installed = [False]
 _jit_options = {}      # how Numba compiles every helper (install() sets whether it caches)
 
@@ -91,6 +92,19 @@ def compiled_as(loop):
         if _installed[0]:
             _register_compiled_as(func, loop)
         return func
+    return mark
+
+
+def numba_overload(function, *, prefer_literal=False, setup=None):
+    """Decorate a typing function (Numba types in, an implementation or None out): compiled
+    code calling the library function `function` compiles the implementation it returns, for
+    forms Numba lacks (`@` of stacks, numpy.einsum: products.py). None leaves Numba's own.
+    `setup()` runs once Numba is imported, before the overload is registered."""
+    def mark(typing):
+        _LIBRARY.append((function, typing, prefer_literal, setup))
+        if _installed[0]:
+            _register_library(function, typing, prefer_literal, setup)
+        return typing
     return mark
 
 
@@ -149,6 +163,8 @@ def install():
         _register_overload(helper, dispatch, prefer_literal)
     for func, loop in _COMPILED_AS:
         _register_compiled_as(func, loop)
+    for function, typing, prefer_literal, setup in _LIBRARY:
+        _register_library(function, typing, prefer_literal, setup)
     from . import random_state
     random_state.install()      # draws from a numpy.random.RandomState
     _import_arraymath_without_scipy()
@@ -365,6 +381,13 @@ def _register_overload(helper, dispatch, prefer_literal):
 
     overload(helper, prefer_literal=prefer_literal, jit_options=dict(_jit_options))(
         _with_parameters(numba_dispatch, dispatch))
+
+
+def _register_library(function, typing, prefer_literal, setup):
+    from numba.extending import overload
+    if setup is not None:
+        setup()
+    overload(function, prefer_literal=prefer_literal, jit_options=dict(_jit_options))(typing)
 
 
 def _register_compiled_as(func, loop):

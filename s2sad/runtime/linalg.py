@@ -17,9 +17,9 @@ from .dispatch import (by_type, is_array, is_constant, is_float64, is_none, is_s
                        python_only)
 
 __all__ = ["vdot_grad", "outer_grad_a", "outer_grad_b", "inner_grad_a", "inner_grad_b",
-           "tensordot_grad_a", "tensordot_grad_b", "trace_grad", "einsum_grads",
+           "tensordot_grad_a", "tensordot_grad_b", "trace_grad",
            "kron_grad_a", "kron_grad_b", "cross_grad_a", "cross_grad_b", "multi_dot_grads",
-           "cross", "trace", "einsum_tangent", "einsum_tangent_grads", "multi_dot_tangent",
+           "cross", "trace", "einsum_tangent_grads", "multi_dot_tangent",
            "multi_dot_tangent_grads", "einsum_tangent2", "multi_dot_tangent2"]
 
 
@@ -319,7 +319,7 @@ def _trace_grad(g, a, offset=0, axis1=0, axis2=1):
 
 # ---- einsum -------------------------------------------------------------------------------------
 
-def _einsum_labels(subscripts, ndims):
+def einsum_labels(subscripts, ndims):
     """([labels of each operand], output labels) for np.einsum, with `...` spelled out as
     letters unused elsewhere and an implicit output made explicit."""
     spec = subscripts.replace(" ", "")
@@ -347,7 +347,7 @@ def einsum_grads(g, subscripts, operands):
     Operand k's gradient is an einsum of g with the other operands giving operand k's distinct
     labels; labels only operand k has are broadcast, broadcast (size-1) axes summed, and a
     label repeated within the operand (`ii`) puts the gradient on that diagonal."""
-    labels, output = _einsum_labels(subscripts, [np.ndim(o) for o in operands])
+    labels, output = einsum_labels(subscripts, [np.ndim(o) for o in operands])
     g = np.asarray(g, dtype=np.float64)
     grads = []
     for k, operand in enumerate(operands):

@@ -134,6 +134,7 @@ from .reductions import *  # noqa: E402,F401,F403
 from .reduction_tangents import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
 from .linalg_square import *  # noqa: E402,F401,F403
+from .products import *  # noqa: E402,F401,F403
 from .shape import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .special import *  # noqa: E402,F401,F403
