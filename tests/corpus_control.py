@@ -579,7 +579,7 @@ def _skew_args(rng, batch=2, n=3):
 
 
 # Functions Numba is expected not to compile (a guess; they would fall back to Python). The
-# forward functions all compile except batched_skew_scatter; the two fancy-index cases are here
+# forward functions all compile; the two fancy-index cases are here
 # because the adjoint of a fancy read is a scatter-add (numpy.add.at), which Numba lacks.
 # ---- found by hand while building the transformer ----------------------------------------
 
@@ -656,9 +656,7 @@ def cond_expr_loop(x, n):
     return s
 
 
-NOT_NUMBA = {
-    "batched_skew_scatter",  # two integer-array indices in one subscript, and @ on 3-D arrays
-}
+NOT_NUMBA = set()   # (batched_skew_scatter's `m @ m` of 3-D arrays compiles: runtime/products.py)
 
 # Functions that write into their input arrays on purpose: in plain Python the caller's arrays
 # change, so skip the "inputs unchanged" check for the plain call (not for the gradient).

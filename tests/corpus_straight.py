@@ -243,6 +243,16 @@ def shapes_pipeline(x, y):
     return np.sum(np.triu(w @ w.T) * np.clip(w.std(), 0.1, 5.0)) + np.trace(np.outer(a, b))
 
 
+def batched_products(X, W, v):
+    """`@`, numpy.matmul and einsum of stacks of matrices, batch dimensions broadcast."""
+    H = np.tanh(X @ W)
+    S = np.matmul(H, v)
+    M = X[0] @ W
+    T = np.einsum('kij,kjl->kil', H, W)
+    return np.sum(S ** 2) + np.sum(M * H) + np.einsum('kij,j->', T, v) + \
+        np.sum(np.einsum('...ij,...ij->...', H, X)) + np.einsum('ii', W[1])
+
+
 def _pos(rng, *shape):
     return rng.uniform(0.5, 2.0, size=shape) if shape else float(rng.uniform(0.5, 2.0))
 
@@ -294,4 +304,6 @@ CASES = [
     (gaussian_log_likelihood, lambda r: (_any(r, 3, 3) * 0.5, _any(r, 3), _any(r, 6, 3)),
      (0, 1, 2)),
     (shapes_pipeline, lambda r: (_any(r, 2, 3), _any(r, 3, 2)), (0, 1)),
+    (batched_products, lambda r: (_any(r, 2, 3, 4), _any(r, 2, 4, 4) * 0.5, _any(r, 4)),
+     (0, 1, 2)),
 ]

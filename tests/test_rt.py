@@ -229,7 +229,9 @@ DOT_CASES = [
     ((2, 3), (3, 4), "C", "C"),
     ((2, 3), (3, 4), "F", "strided"), ((2, 3), (3,), "strided", "strided"),
 ]
-MATMUL_CASES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4))]
+MATMUL_CASES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+                # stacks of matrices (products.py), batch dimensions broadcast
+                ((2, 1, 2, 3), (3, 3, 4)), ((3,), (2, 3, 4))]
 
 
 def check_product_grads(product, helpers, jitted, a, b):
