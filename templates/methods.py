@@ -42,8 +42,8 @@ method("sum", numpy.sum, check("x.sum()", x=M), check("x.sum(axis=0)", x=M),
 method("mean", numpy.mean, check("x.mean()", x=M), check("x.mean(axis=-1)", x=M, numba=False))
 method("prod", numpy.prod, check("x.prod()", x=M, domain=(0.5, 1.5)),
        check("x.prod(axis=1)", x=M, domain=(0.5, 1.5), numba=False))
-method("max", numpy.max, check("x.max()", x=M), check("x.max(axis=0)", x=M, numba=False))
-method("min", numpy.min, check("x.min()", x=M), check("x.min(axis=1)", x=M, numba=False))
+method("max", numpy.max, check("x.max()", x=M), check("x.max(axis=0)", x=M))
+method("min", numpy.min, check("x.min()", x=M), check("x.min(axis=1)", x=M))
 method("var", numpy.var, check("x.var()", x=M), check("x.var(axis=0)", x=M, numba=False))
 method("std", numpy.std, check("x.std()", x=M), check("x.std(axis=1, ddof=1)", x=M, numba=False))
 method("cumsum", numpy.cumsum, check("x.cumsum()", x=(5,)), check("x.cumsum(axis=1)", x=M))

@@ -156,8 +156,8 @@ CASES += [(checked, lambda rng: (rng.normal(size=3),), 0)]
 
 
 # ---- calls that carry no gradient run as the user's code runs them ------------------------------
-# (a cached helper: the gradient runs as Python, with one JitFallbackWarning; gammaln of data,
-# which has a rule whose compiled helper Numba calls)
+# (a cached helper: run as Python in Numba's object mode, the rest compiled (cached_calls.py);
+# gammaln of data, which has a rule whose compiled helper Numba calls)
 
 import functools  # noqa: E402
 
@@ -182,7 +182,6 @@ CASES += [
     (cached_index, lambda rng: (rng.normal(size=4),), 0),
     (poisson_nll, lambda rng: (rng.uniform(0.5, 3.0, size=4), rng.integers(0, 5, 4) * 1.0), 0),
 ]
-NOT_NUMBA |= {"cached_index"}
 
 
 # ---- *args parameters and f(*args) calls -------------------------------------------------------

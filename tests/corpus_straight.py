@@ -253,6 +253,16 @@ def batched_products(X, W, v):
         np.sum(np.einsum('...ij,...ij->...', H, X)) + np.einsum('ii', W[1])
 
 
+def peaks_and_gathers(a, v, t):
+    """numpy.max/min along an int axis (a log-sum-exp's peak), of 1, 2 and 3 dimensions, and a
+    gather `a[:, index]` by an integer array with a repeated index (issue 47's GMM)."""
+    peak = np.max(a, axis=0)
+    lse = peak + np.log(np.sum(np.exp(a - peak), axis=0))
+    low = np.amin(t, axis=-1)[:, :, None] + np.max(t, axis=1)[:, None, :]
+    picked = a[:, np.array([2, 0, 2, 1])]
+    return np.sum(lse) + np.max(v, axis=0) * np.sum(picked ** 2) + np.sum(np.sin(low))
+
+
 def _pos(rng, *shape):
     return rng.uniform(0.5, 2.0, size=shape) if shape else float(rng.uniform(0.5, 2.0))
 
@@ -304,6 +314,7 @@ CASES = [
     (gaussian_log_likelihood, lambda r: (_any(r, 3, 3) * 0.5, _any(r, 3), _any(r, 6, 3)),
      (0, 1, 2)),
     (shapes_pipeline, lambda r: (_any(r, 2, 3), _any(r, 3, 2)), (0, 1)),
+    (peaks_and_gathers, lambda r: (_any(r, 4, 3), _any(r, 5), _any(r, 2, 3, 4)), (0, 1, 2)),
     (batched_products, lambda r: (_any(r, 2, 3, 4), _any(r, 2, 4, 4) * 0.5, _any(r, 4)),
      (0, 1, 2)),
 ]

@@ -36,6 +36,20 @@ def test_gradient_matches_finite_differences(k):
     assert len(fallbacks) == (1 if jit and f.__name__ in corpus_as_written.NOT_NUMBA else 0)
 
 
+def test_a_cached_helper_runs_as_python_inside_compiled_code():
+    """An lru_cache'd helper of ints (issue 47's GMM index) runs in object mode, the rest of the
+    gradient compiled: no fallback, also for a second size (the helper called again)."""
+    f, _, wrt = next(c for c in CASES if c[0] is corpus_as_written.cached_index)
+    wrt = (wrt,)
+    jit_fn = s2sad.grad(f, wrt=wrt, jit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)
+        for n in (4, 6):
+            check_gradient(f, (np.random.default_rng(n).normal(size=n),), wrt,
+                           jit_fn=jit_fn, py_fn=s2sad.grad(f, wrt=wrt, jit=False), jit=True)
+    assert "_lower_rows = rt.cached_call(" in jit_fn.source
+
+
 # ---- print, assert and raise -------------------------------------------------------------------
 
 def _callee_that_prints(x, w):

@@ -67,6 +67,16 @@ def test_generated_code_reads_back(f, make_args, wrt):
     assert "# grad of: " in text and f"{f.__module__}.py:" in text
 
 
+def test_extremes_along_an_axis_and_a_gather_by_an_index_array_compile():
+    """numpy.max/amin along an int axis and the adjoint of `a[:, index]` compile (issue 47)."""
+    f, make_args, wrt = next(c for c in CASES if c[0] is corpus_straight.peaks_and_gathers)
+    jit_fn = s2sad.grad(f, wrt=wrt, jit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)
+        check_gradient(f, make_args(np.random.default_rng(0)), wrt, jit_fn=jit_fn,
+                       py_fn=s2sad.grad(f, wrt=wrt, jit=False), jit=True)
+
+
 def test_an_int_computed_in_a_loop_is_kept_as_an_int():
     """`i = min(max(int(np.floor(x)), 0), n - 2)` in a loop, then an index: kept on an int tape
     (a float tape made the index a float: Python raised, Numba fell back)."""

@@ -16,8 +16,9 @@ Conventions as in shape.py: float64 gradients, a Python float for a scalar argum
 import numpy as np
 
 from .arrays import norm_axis
+from . import core
 from .dispatch import (by_type, compiled_as, is_array, is_constant, is_int, is_list, is_none,
-                       is_tuple, jitable, python_only)
+                       is_tuple, jitable, numba_overload, python_only)
 from .shape import as3, axis_index, reshape_like
 
 __all__ = ["diag_grad", "diagonal_grad", "take_grad", "take", "take_along_axis_grad",
@@ -404,3 +405,30 @@ def pad_values_grad(g, array, pad_width, constant_values):
         raise NotImplementedError("the derivative of numpy.pad with respect to constant_values "
                                   "is implemented for one scalar value only")
     return float(np.sum(g) - np.sum(pad_grad(g, array, pad_width, "constant")))
+
+
+# ---- the adjoint of a gather `a[s, index]`: a slice, then an integer array ------------------
+
+@numba_overload(core.add_at)
+def _add_at_slice_then_array(a, index, g):
+    """Compiled `rt.add_at(da, (s, index), g)` (core.add_at gives Numba none): the adjoint of
+    `a[:, index]`, index an integer array of one dimension; a repeated index adds every time,
+    as numpy.add.at, which Python runs. (core.add_at's own overload declines this form.)"""
+    from numba.core import types
+    if not (is_array(a) and a.ndim >= 2 and is_tuple(index) and len(index.types) == 2 and
+            isinstance(index.types[0], types.SliceType) and is_array(index.types[1], 1) and
+            is_int(index.types[1].dtype)):
+        return None
+    if is_array(g, a.ndim):
+        def rows(a, index, g):
+            cut, picked = index
+            for k in range(picked.shape[0]):
+                a[cut, picked[k]] += g[:, k]
+        return rows
+    if is_array(g) or is_tuple(g) or is_list(g):
+        return None
+    def value(a, index, g):
+        cut, picked = index
+        for k in range(picked.shape[0]):
+            a[cut, picked[k]] += g
+    return value

@@ -29,8 +29,8 @@ import numpy
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import (cache, dispatch, numba_cache, numpy_cached, rt, syntax_lock, tier_policy, tiers,
-               tracing)
+from . import (cache, cached_calls, dispatch, numba_cache, numpy_cached, rt, syntax_lock,
+               tier_policy, tiers, tracing)
 
 PY, JIT = "py", "jit"
 TIERED = "tiered"   # Runner.jit: Python first, compiled in the background (tiers.py)
@@ -82,8 +82,8 @@ def _load(path, flavour, key):
     text = cache.text_of(path)  # compiled from its text: no .pyc involved
     with syntax_lock.LOCK:   # (no other thread parsing meanwhile: syntax_lock.py)
         if flavour == JIT:  # `@` and some NumPy calls through helpers Numba caches, line for line
-            code = compile(numpy_cached.for_numba(ast.parse(text, path)), path, "exec",
-                           dont_inherit=True)
+            tree = cached_calls.for_numba(numpy_cached.for_numba(ast.parse(text, path)))
+            code = compile(tree, path, "exec", dont_inherit=True)
             module.__dict__[numpy_cached.NAME] = numpy_cached
         else:
             code = compile(text, path, "exec", dont_inherit=True)
@@ -98,6 +98,13 @@ def _load(path, flavour, key):
         raise
     _modules[key] = module
     return module
+
+
+def with_cached_types(path, function_name, args):
+    """Before a compile: the types of the results of lru_cache'd helpers (cached_calls.py),
+    found by one run as Python where one has not been called yet."""
+    modules = [m for (_, flavour), m in list(_modules.items()) if flavour == JIT]
+    cached_calls.prepare(modules, lambda: getattr(load(path, PY), function_name)(*args))
 
 
 def link(caller_name, stem, attribute):
@@ -115,9 +122,10 @@ def _compile_lazily(module, name):
     import numba
     dispatch.install()     # rt's helpers, for Numba
     parallel = set(vars(module).get("PARALLEL", ()))  # loops of prange (batch.py)
+    cacheable = not cached_calls.uses_cached_calls(module)  # (object mode: Numba cannot cache)
     for attribute, value in list(vars(module).items()):
         if isinstance(value, types.FunctionType) and value.__module__ == name:
-            dispatcher = numba.njit(cache=True, parallel=attribute in parallel)(value)
+            dispatcher = numba.njit(cache=cacheable, parallel=attribute in parallel)(value)
             numba_cache.check_files(dispatcher)
             setattr(module, attribute, dispatcher)
 
@@ -283,6 +291,7 @@ class Runner:
             dispatcher = getattr(load(self.path, JIT), self.function_name)
             signature = tuple(numba.typeof(a) for a in args)
             if signature not in self._signatures:
+                with_cached_types(self.path, self.function_name, args)
                 dispatcher.compile(signature)
                 self._signatures.add(signature)
             key = type_key(args)

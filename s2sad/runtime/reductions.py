@@ -17,6 +17,7 @@ import numpy as np
 from . import core
 from .core import axes_of, is_number, kept_shape
 from .arrays import filled, indices, loop_nest, norm_axis
+from .reduction_axes import extremum_axis_loop
 from .dispatch import (by_type, generate, is_array, is_float64, is_int, is_none, is_scalar,
                        jitable, loops, python_only)
 
@@ -148,6 +149,10 @@ def extremum_grad(g, a, z, axis):
                      _extremum_loop(a.ndim, is_scalar(g), is_scalar(z)))
     if whole(a, g, axis):
         return lambda g, a, z, axis: (shares(flat64(a) == z) * value(g)).reshape(a.shape)
+    if is_array(a, 1) and is_int(axis) and is_value(g) and is_value(z):   # (axis 0 or -1)
+        return loops(_extremum_grad, _extremum_loop(1, is_scalar(g), is_scalar(z)))
+    if is_array(a) and a.ndim >= 2 and is_int(axis) and is_array(g, a.ndim - 1):
+        return loops(_extremum_grad, extremum_axis_loop(a.ndim))   # (reduction_axes.py)
     return python_only(_extremum_grad)
 
 

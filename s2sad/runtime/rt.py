@@ -131,6 +131,7 @@ def load(caller, stem, attribute):
 from .core import *  # noqa: E402,F401,F403
 from .buffers import *  # noqa: E402,F401,F403
 from .reductions import *  # noqa: E402,F401,F403
+from .cached_calls import cached_call  # noqa: E402,F401
 from .reduction_tangents import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
 from .linalg_square import *  # noqa: E402,F401,F403

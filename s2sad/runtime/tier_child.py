@@ -27,6 +27,7 @@ def compile_one(path, name, arguments):
         args = pickle.load(stream)
     start = time.perf_counter()
     dispatcher = getattr(jit.load(path, jit.JIT), name)
+    jit.with_cached_types(path, name, args)
     dispatcher.compile(tuple(numba.typeof(a) for a in args))
     return {"seconds": time.perf_counter() - start,
             "compiled": sum(dispatcher.stats.cache_misses.values()) > 0}

@@ -291,6 +291,7 @@ class External:
     python_only: tuple = ()   # itself, when Numba cannot call it
     clogs: tuple = ()
     digest: str = ""          # of its code: a changed function gives its callers new files
+    cached: bool = False      # an lru_cache'd helper: rt.cached_call (runtime/cached_calls.py)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -327,9 +328,10 @@ def _external_bindings(externals, function=None):
             except S2sadError:
                 pass  # not in the supported subset: import it as it is
         module, path = location or _importable(func)
-        jitted = hasattr(func, "py_func")  # a numba dispatcher
+        cached = isinstance(func, functools._lru_cache_wrapper)  # run as Python: cached_calls.py
+        jitted = hasattr(func, "py_func") or cached  # a numba dispatcher
         out.append((name, External(module, path, () if jitted else (f"{module}.{path}",), (),
-                                   _code_digest(func))))
+                                   _code_digest(func), cached)))
     return out
 
 
@@ -571,7 +573,8 @@ def _module_text(source, what, bindings, function, python_only):
     links = "".join(
         f"{name} = rt.{generated.helper}  # {generated.spelled}, as s2sad's own code\n"
         if isinstance(generated, CalledAs) else
-        f"{name} = rt.external({generated.module!r}, {generated.qualname!r})"
+        f"{name} = rt.{'cached_call' if generated.cached else 'external'}"
+        f"({generated.module!r}, {generated.qualname!r})"
         f"{f'  # code sha256: {generated.digest}' if generated.digest else ''}\n"
         if isinstance(generated, External) else
         f"{name} = rt.load(__name__, {_stem(generated)!r}, {generated.function!r})\n"
