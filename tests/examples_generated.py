@@ -399,3 +399,15 @@ def power_iteration(A, v0):
         v = w / np.sqrt(np.dot(w, w))
         k += 1
     return lam
+
+
+def array_chain(x0, v0, stiffness, steps):
+    """`chain` as array code, the way an autograd user writes it (issue 47): new arrays joined
+    from slices at every step, no writes in place."""
+    x, v = x0, v0
+    for t in range(steps):
+        tension = stiffness * (x[1:] - x[:-1] - 1.0)
+        force = -tension + np.concatenate((tension[1:], np.zeros(1))) - 0.02 * v[1:]
+        v = np.concatenate((v[:1], v[1:] + 0.01 * force))
+        x = np.concatenate((x[:1], x[1:] + 0.01 * v[1:]))
+    return np.sum((x - 1.05 * np.arange(x.shape[0])) ** 2 + 0.01 * v * v)

@@ -519,3 +519,21 @@ def test_a_long_callee_called_once_is_inlined(jit):
     check_gradient(ex.rk4_twice, (1.1, 0.4, 0.1, 0.4, 10.0, 5.0), (0, 1, 2, 3, 4, 5),
                    jit_fn=twice)
     assert "d_rk4_step = rt.load(" in twice.source, twice.source
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_array_code_keeps_its_state_per_step_and_no_value_for_its_shape(jit):
+    """The array particle chain keeps x and v per step, and the springs' stretch its stiffness
+    gradient reads, as a hand adjoint does (issue 47: it kept 17 values). The slices joined (`x[:1]`) are taken again from the x put back before the block
+    of the statement overwriting it; the values read for their shape only (`rt.unbroadcast(g,
+    _t4)`, the pieces of a concatenation) become arrays of their shape without data, built
+    from x, v and the parameters (runtime/likes.py)."""
+    args = (np.arange(6.0) + 0.1 * RNG.normal(size=6), 0.1 * RNG.normal(size=6),
+            RNG.uniform(1.0, 2.0, 5), 7)
+    grad = s2sad.grad(ex.array_chain, wrt=(0, 1, 2), jit=jit)
+    check_gradient(ex.array_chain, args, (0, 1, 2), jit_fn=grad, jit=jit)
+    kept = sorted(set(re.findall(r"(_stack_\w+) = ", grad.source)))
+    assert kept == ["_stack__t3", "_stack_v", "_stack_x"], kept  # _t3: the springs' stretch,
+    # which dstiffness reads (two array operations from x: kept, not recomputed)
+    assert "tension_like = rt.broadcast_shaped(stiffness," in grad.source
+    assert "_t19_like = rt.broadcast_shaped(x[1:], v[1:])" in grad.source

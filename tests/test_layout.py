@@ -189,3 +189,18 @@ def test_every_rewrite_shows_what_it_does(module):
     if ".tidy." in module:
         order = open(MODULES[TRANSFORM + ".tidy.order"]).read()
         assert f"{module.rpartition('.')[2]}." in order, f"{module} is not run by tidy/order.py"
+
+
+def test_no_two_runtime_modules_export_one_name():
+    """rt re-exports its modules' helpers with `import *`, the later one silently winning: a
+    helper named like another (a shape's `broadcast_like` beside the tangents' one) would change
+    what generated code calls."""
+    import importlib
+    import re as _re
+    with open(os.path.join(CHECKOUT, "s2sad", "runtime", "rt.py")) as handle:
+        text = handle.read()
+    owners = {}
+    for module in _re.findall(r"^from \.(\w+) import \*", text, _re.M):
+        for name in getattr(importlib.import_module(f"s2sad.runtime.{module}"), "__all__", ()):
+            owners.setdefault(name, []).append(module)
+    assert not {n: m for n, m in owners.items() if len(m) > 1}

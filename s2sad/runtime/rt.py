@@ -137,6 +137,7 @@ from .linalg import *  # noqa: E402,F401,F403
 from .linalg_square import *  # noqa: E402,F401,F403
 from .products import *  # noqa: E402,F401,F403
 from .shape import *  # noqa: E402,F401,F403
+from .likes import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .special import *  # noqa: E402,F401,F403
 from .special_scipy import *  # noqa: E402,F401,F403

@@ -11,6 +11,7 @@ recompute with a simple cost rule: recompute what is cheap, keep a value where i
                                          # put back as `count = count - 1`
 """
 import gast
+import numpy
 
 from .. import facts, nodes
 from ..analysis import activity, kinds
@@ -106,8 +107,9 @@ class Recomputing:
         block, start = self.position[id(definition)]
         for reader in readers:
             other, end = self.position.get(id(reader), (None, None))
+            last = end if (id(reader), name) in self.put_back_early else end + 1
             if other is not block or end <= start or any(
-                    name in self.defined_by(s) for s in walk(block[start + 1:end + 1])):
+                    name in self.defined_by(s) for s in walk(block[start + 1:last])):
                 return False
         if name not in self.kept_after_use:
             return True  # kept before each reassignment: put back for every block after it
@@ -235,3 +237,108 @@ class Recomputing:
                 code += [s for s in again if s not in code]
             self.recorded[key] = code or None
         return self.recorded[key]
+
+
+    # ---- values read for their shape only ------------------------------------------------------
+
+    def _shape_like_for(self, name, region, readers):
+        """For `name`, assigned once in the loop `region` and read by the blocks of `readers`
+        for its shape alone (`rt.unbroadcast(g, _t4)`, reverse.py), an expression of an array
+        of its shape built from the values those blocks have (runtime/likes.py), or None:
+
+            tension = stiffness * (x[1:] - x[:-1] - 1.0)    # x kept, stiffness a parameter
+            _t4 = -tension                                   # read for its shape by d_t4
+            ->  _t4_like = rt.broadcast_shaped(stiffness, rt.broadcast_shaped(x[1:], x[:-1]))
+
+        Nothing is kept per trip for it, where keeping the value would."""
+        if region is None or not readers or \
+                not all(name in self.shape_reads.get(id(r), ()) for r in readers):
+            return None
+        return self._like_of_name(name, region, readers, budget=12)
+
+    def _like_of_name(self, name, region, readers, budget):
+        definitions = self.definitions.get(name, [])
+        if budget == 0 or len(definitions) != 1:
+            return None
+        statement = definitions[0]
+        if self.region_of[id(statement)] is not region or \
+                not isinstance(statement, gast.Assign) or len(statement.targets) != 1 or \
+                not isinstance(statement.targets[0], gast.Name):
+            return None
+        return self._like(statement.value, statement, region, readers, budget - 1)
+
+    def _like(self, node, statement, region, readers, budget):
+        """An array expression of `node`'s shape where `readers` run, `node` read at
+        `statement`; None if some operand is neither there nor so built."""
+        scalars, ints = facts.SCALARS.of(statement), facts.INTS.of(statement)
+        if isinstance(node, gast.Constant) or \
+                kinds.rank_of(node, scalars, ints, facts.RANKS.of(statement, {})) == 0:
+            return nodes.constant(0.0)
+        if isinstance(node, gast.Name):
+            if self._at_hand(node.id, statement, readers):
+                return nodes.name(node.id)
+            return self._like_of_name(node.id, region, readers, budget)
+        if isinstance(node, gast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            if not all(isinstance(p, gast.Slice) or isinstance(p, gast.Name) and p.id in ints or
+                       isinstance(p, gast.Constant) and type(p.value) is int for p in parts) or \
+                    not all(self._at_hand(n, statement, readers)
+                            for n in activity.names_read(node.slice)):
+                return None  # a view's shape, for basic indices at hand only
+            base = self._like(node.value, statement, region, readers, budget)
+            return None if base is None else \
+                gast.Subscript(base, nodes.clone(node.slice), gast.Load())
+        if isinstance(node, gast.UnaryOp):
+            return self._like(node.operand, statement, region, readers, budget)
+        operands = None
+        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+            operands = [node.left, node.right]
+        elif isinstance(node, gast.Compare):
+            operands = [node.left] + node.comparators
+        elif isinstance(node, gast.Call) and not node.keywords:
+            ref = facts.REF.of(node)
+            if kinds.is_elementwise(ref):
+                operands = node.args
+            elif ref in _ALLOCATIONS and len(node.args) == 1 and \
+                    all(self._at_hand(n, statement, readers)
+                        for n in activity.names_read(node.args[0])):
+                return nodes.call("rt.shaped", nodes.clone(node.args[0]))
+            elif ref is numpy.concatenate and len(node.args) in (1, 2) and \
+                    isinstance(node.args[0], (gast.Tuple, gast.List)) and node.args[0].elts and \
+                    (len(node.args) == 1 or isinstance(node.args[1], gast.Constant) and
+                     type(node.args[1].value) is int):
+                axis = node.args[1] if len(node.args) == 2 else nodes.constant(0)
+                likes = [self._like(e, statement, region, readers, budget)
+                         for e in node.args[0].elts]
+                if any(like is None or _number(like) for like in likes):
+                    return None
+                joined = likes[0]
+                for like in likes[1:]:
+                    joined = nodes.call("rt.joined_shaped", joined, like, nodes.clone(axis))
+                return joined
+        if not operands:
+            return None
+        likes = [self._like(o, statement, region, readers, budget) for o in operands]
+        if any(like is None for like in likes):
+            return None
+        arrays = [like for like in likes if not _number(like)]
+        if not arrays:
+            return None
+        combined = arrays[0]
+        for like in arrays[1:]:
+            combined = nodes.call("rt.broadcast_shaped", combined, like)
+        return combined
+
+    def _at_hand(self, name, statement, readers):
+        """Whether `name` holds, where the blocks of `readers` run, what it held at
+        `statement` (a stable name, or one the backward sweep puts back)."""
+        return self._stable(name, statement) or self._maintained(
+            name, statement, readers, whole=name not in facts.SCALARS.of(statement))
+
+
+# Calls making an array of the shape their one argument gives (an int or a tuple of ints)
+_ALLOCATIONS = {numpy.zeros, numpy.ones, numpy.empty}
+
+
+def _number(like):
+    return isinstance(like, gast.Constant)

@@ -234,8 +234,10 @@ class _Reverse:
         return set().union(*map(nodes.names, block)) & self.primal_names
 
 
-# Helpers that read only the shape (and type) of one argument: (module, name) -> its position
-_SHAPE_ONLY = {("rt", "unbroadcast"): 1, ("rt", "unreduce"): 1, ("rt", "zeros_like"): 0}
+# Helpers that read only the shape (and type) of one argument, or of each element of a tuple
+# argument (the arrays joined): (module, name) -> its position
+_SHAPE_ONLY = {("rt", "unbroadcast"): 1, ("rt", "unreduce"): 1, ("rt", "zeros_like"): 0,
+               ("rt", "concatenate_grads"): 1}
 
 
 def _read_for_shape_only(block):
@@ -247,9 +249,12 @@ def _read_for_shape_only(block):
         for node in nodes.walk(statement):
             if isinstance(node, gast.Call):
                 position = _SHAPE_ONLY.get(tuple(nodes.dotted_parts(node.func) or ()))
-                if position is not None and len(node.args) > position and \
-                        isinstance(node.args[position], gast.Name):
-                    shape_nodes.add(id(node.args[position]))
+                if position is None or len(node.args) <= position:
+                    continue
+                argument = node.args[position]
+                for part in argument.elts if isinstance(argument, gast.Tuple) else [argument]:
+                    if isinstance(part, gast.Name):
+                        shape_nodes.add(id(part))
     for statement in block:
         for node in nodes.walk(statement):
             if isinstance(node, gast.Name):

@@ -56,6 +56,8 @@ class Saves(Recomputing, Tape):
         self.unkept = set()      # names some reassignment does not keep (nothing reads them)
         self.initialized = set()  # stepped counters given a value before the function
         self.kept_before = set()  # (id(statement), name): kept before the statement changes it
+        self.put_back_early = set()  # (id(statement), name): ... and put back before its block
+        self.renamed = {}        # id(statement) -> {name: the array of its shape its block reads}
         self.pending = []        # (write, array): writes `_put_back_at_writes` wants kept
         self.written = activity.written_arrays(body)
         self.cells = facts.CELLS.of(source.tree) or {}  # objects' fields in cells
@@ -229,8 +231,15 @@ class Saves(Recomputing, Tape):
             put_back = lambda value: nodes.assign(name, value)  # noqa: E731
             key = ("before", name, id(region))
             self.restored.add(name)
-        # a cell the call writes is put back before the call's block: its adjoint reads it
-        after = self.loads if name in self._cells_written(statement) else self.restores
+        # a cell the call writes is put back before the call's block: its adjoint reads it;
+        # so is a name whose new value the block does not read (`x = numpy.concatenate((x[:1],
+        # y))`), for what the block recomputes from the old one (`x[:1]`)
+        early = array is None and isinstance(statement, gast.Assign) and \
+            name not in self.reads.get(id(statement), ())
+        if early:
+            self.put_back_early.add((id(statement), name))
+        after = self.loads if early or name in self._cells_written(statement) else \
+            self.restores
         self._keep(statement, region, key, name, kept, put_back, self.before, after)
 
     def _save_after_uses(self, body, name, region):
@@ -238,8 +247,18 @@ class Saves(Recomputing, Tape):
         readers = self._readers(body, name, region)
         if not readers:
             return
-        recompute = self._recomputation_kept(name, region, readers)
-        if recompute is None and self._last_shape_serves(name, region, readers):
+        if self._last_shape_serves(name, region, readers):
+            return
+        like = self._shape_like_for(name, region, readers)
+        if like is not None and not any(isinstance(n, gast.Call) for n in nodes.walk(like)):
+            like = None  # the value itself, a view at hand: recomputed as it is (`x[:1]`)
+        recompute = None if like is not None else \
+            self._recomputation_kept(name, region, readers)
+        if like is not None:  # read for its shape only: an array of that shape, from values
+            alias = self.namer.fresh(f"{name}_like")  # the readers have (recompute.py)
+            for statement in readers:
+                self.recomputes[id(statement)].append(nodes.assign(alias, nodes.clone(like)))
+                self.renamed.setdefault(id(statement), {})[name] = alias
             return
         self.restored.add(name)
         if recompute is not None:  # cheaper to recompute than to keep

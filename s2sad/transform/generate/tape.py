@@ -149,7 +149,10 @@ class Tape:
             kind = getattr(statement, "kind", None)
             if kind == "stmt":
                 key = id(statement.statement)
-                code = self.loads.get(key, []) + self.instrument(statement.body) + \
+                body = statement.body
+                if key in self.renamed:   # values read for their shape: arrays of it instead
+                    body = [nodes.rename(nodes.clone(s), self.renamed[key]) for s in body]
+                code = self.loads.get(key, []) + self.instrument(body) + \
                     self.restores.get(key, [])
                 origin = _origin(statement.statement)
                 if code and origin is not commented:
