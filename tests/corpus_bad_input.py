@@ -76,15 +76,6 @@ def f(x):
     COUNT = COUNT + 1
     return x * 2.0
 """, fragments=("not supported yet: `global` declarations",), at=(4, 5)),
-    Case("nonlocal_write_in_nested_function", """
-def f(x):
-    y = 1.0
-    def bump():
-        nonlocal y
-        y = 2.0
-    return x * y
-""", fragments=("nested function definitions", "`nonlocal` declarations"), at=(4, 5),
-         count=2),
     Case("try_except", """
 def f(x):
     try:

@@ -117,10 +117,16 @@ STRUCTURES = Fact(
     default=(), holder="function")
 CELLS = Fact(
     "cells", "a function's parameters that hold objects' fields in cells (1-element arrays its"
-    " code writes, `self.n_fe += 1`), each with the field's path (`self.n_fe`): the generated"
+    " code writes, `self.n_fe += 1`), or its functions' state attributes"
+    " (`constructL.Lparamidx`), each with the field's path (`self.n_fe`): the generated"
     " function works on copies and leaves the new values in them where its forward sweep"
-    " ends", (dict,),
-    ("front/container_values",), ("analysis/aliases", "generate/effects", "generate/saves"))
+    " ends", (dict,), ("front/container_values", "front/function_state", "front/constants"),
+    ("analysis/aliases", "generate/effects", "generate/saves", "front/container_values",
+     "front/function_state", "front/constants"))
+STATE = Fact(
+    "state", "a name reading the cell that holds a function's state attribute"
+    " (`constructL_Lparamidx` of `constructL.Lparamidx`): an input, not a global",
+    (bool,), ("front/function_state",), ("front/resolve",), default=False)
 TYPES = Fact(
     "types", "a function copy a caller made for the kinds of the arguments it passes:"
     " (parameter, known_kinds.describe key) pairs", (frozenset,),

@@ -14,12 +14,15 @@ Writes are element and slice assignments, augmented assignments (in place on
 arrays), in-place methods (`a.fill`, `a.sort`), `out=` arguments, `numpy.copyto`, and passing
 the array to another function of yours that writes into it.
 """
+import inspect
+
 import gast
 
 from s2sad.errors import S2sadError
 
 from .. import nodes
-from ..front import container_arguments, container_cells, container_values, parse, resolve
+from ..front import (constants, container_arguments, container_cells, container_values, parse,
+                     resolve)
 
 _VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "squeeze", "swapaxes",
                            "diagonal"})
@@ -54,7 +57,7 @@ def written_parameters(func):
             found = _Scan(source).written()
     finally:
         _in_progress.discard(key)
-    found = _flat(func, found)
+    found = _with_state_cells(func, _flat(func, found))
     _known[key] = found
     return found
 
@@ -80,6 +83,17 @@ def _flat(func, found):
             flat[k] = found[index]
         k += 1
     return flat
+
+
+def _with_state_cells(func, found):
+    """`found`, and the parameters of a copy taking constants (constants.taking_constants)
+    that hold its functions' state (`f.count`, function_state.py): counted as written, so that
+    callers keep them before the call and its adjoint runs again from the state it had."""
+    names = list(inspect.signature(func).parameters)
+    held = set(constants.state_cells(container_arguments.original(func)))
+    extra = {k: (parse.code_location(func), name, 1) for k, name in enumerate(names)
+             if name in held and k not in found}
+    return {**found, **extra} if extra else found
 
 
 def _cells_assigned(func, parameter, spec):

@@ -28,7 +28,8 @@ from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts
 from .. import nodes, template
-from . import container_arguments, container_cells, container_values, library_calls, parse
+from . import (container_arguments, container_cells, container_values, function_state,
+               library_calls, parse)
 from .resolve_values import is_generator
 from .resolve import (code_names, is_constant_array, is_constant_container, is_function_value,
                       is_user_function)
@@ -40,6 +41,15 @@ def inputs(func):
     found, seen = {}, set()
     _collect(func, found, seen, {})
     return [(name, reader) for name, (reader, _) in found.items()]
+
+
+def state_cells(func):
+    """{name of an input of `func` holding its functions' state (function_state.py): the
+    attribute's path, `f.count`}."""
+    found = {}
+    _collect(func, found, set(), {})
+    return {name: identity[2] for name, (_, identity) in found.items()
+            if identity[0] == "state"}
 
 
 def containers(func):
@@ -74,6 +84,9 @@ def _collect(func, found, seen, specs):
             modules.append((name, value))
         elif is_user_function(value):
             _collect(value, found, seen, specs)
+    for state in function_state.touched(func):  # `f.count`, `nonlocal count`: a cell per call
+        _add(found, state.name, function_state.reader(state),
+             ("state", id(state.owner), state.path), func)
     for module_name, module in modules:  # `tables.W0`
         for name in code_names(code):
             value = module.__dict__.get(name)
@@ -191,8 +204,10 @@ def attach(source, names, callee_inputs):
             why="the constant is passed down to that function under its own name",
             fix="rename the local variable or the constant")])
     held = {name for name, _ in containers(source.func)}
+    cells = facts.CELLS.of(tree) or {}  # (a function's state: written, function_state.py)
     writes = [node for node in nodes.walk(tree) if isinstance(node, gast.Subscript)
-              and isinstance(node.ctx, gast.Store) and _root(node) in set(names) | held]
+              and isinstance(node.ctx, gast.Store) and _root(node) in set(names) | held and
+              _root(node) not in cells]
     if writes:
         name = _root(writes[0])
         raise UnsupportedError([Diagnostic(
@@ -211,6 +226,9 @@ def attach(source, names, callee_inputs):
             args.args.append(param)
     if names:  # the defaults would shift onto the constants: every call passes every argument
         args.defaults = []
+    state = {n: path for n, path in state_cells(source.func).items() if n in names}
+    if state:  # (cells of functions' state, passed on to the callees that use them)
+        facts.CELLS.put(tree, {**state, **(facts.CELLS.of(tree) or {})})
     copies = {}
     for call in nodes.walk(tree):
         if isinstance(call, gast.Call) and facts.USER.of(call):

@@ -49,7 +49,7 @@ def written_fields(cls):
 
 
 def _assigned_on_first_parameter(function):
-    definition = _definition(function)
+    definition = definition_of(function)
     if definition is None:
         return set()
     parameters = definition.args.posonlyargs + definition.args.args
@@ -80,7 +80,7 @@ def assigned_fields(function, parameter, cls):
 
 
 def _assigned_through(function, parameter, cls):
-    definition = _definition(function)
+    definition = definition_of(function)
     if definition is None:
         return set()
     found = set()
@@ -100,7 +100,7 @@ def _assigned_through(function, parameter, cls):
                 position = next((k for k, a in enumerate(node.args) if
                                  isinstance(a, ast.Name) and a.id == parameter), None)
             if isinstance(called, types.FunctionType) and position is not None:
-                inner = _definition(called)
+                inner = definition_of(called)
                 names = [a.arg for a in inner.args.posonlyargs + inner.args.args] \
                     if inner is not None else []
                 if position < len(names):
@@ -108,8 +108,8 @@ def _assigned_through(function, parameter, cls):
     return found
 
 
-def _definition(function):
-    """The ast FunctionDef of a function's source, or None."""
+def definition_of(function):
+    """The ast FunctionDef of a function's source (a `def`, not a lambda), or None."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError, IndentationError):

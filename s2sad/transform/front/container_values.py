@@ -520,7 +520,7 @@ def mark_cells(tree, structures):
     held = {leaf: path for name, spec in structures
             for leaf, path in leaf_paths(spec, name).items() if leaf in cell_names(spec)}
     if held:  # generated code leaves the new values in them (generate/effects.py)
-        facts.CELLS.put(tree, held)
+        facts.CELLS.put(tree, {**(facts.CELLS.of(tree) or {}), **held})
 
 
 def exits_early(loop):

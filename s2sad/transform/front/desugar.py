@@ -47,9 +47,9 @@ Runs before the fence, on the parsed tree. Each rewrite keeps Python's meaning:
                                                     return None
 
 A comprehension's variables are renamed apart (they are local to it in Python). A nested `def`
-or a `lambda` bound to a name is put in place of each call (its locals renamed apart, its free
-names read where it is called, as Python's late binding reads them); it must end in its only
-`return`. What is hoisted out of an expression runs just before the statement holding it.
+or a `lambda` bound to a name is put in place of each call (local_functions.py; the names it
+declares `nonlocal` are the function's own); it must end in its only `return`.
+What is hoisted out of an expression runs just before the statement holding it.
 """
 
 import gast
@@ -57,14 +57,15 @@ import gast
 from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
-from . import (branch_appends, function_sequences, functional, generators, local_values,
-               made_functions, messages, shape_unpacking, try_statements)
+from . import (branch_appends, function_sequences, function_state, functional, generators,
+               local_functions, local_values, made_functions, messages, shape_unpacking,
+               try_statements)
 
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
 NUMPY_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "amax": "max", "amin": "min"}
 COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 # A nested def using these stays where it is, for the fence to report.
-KEPT = (gast.Nonlocal, gast.Global, gast.Yield, gast.YieldFrom, gast.Await, gast.ClassDef)
+KEPT = (gast.Global, gast.Yield, gast.YieldFrom, gast.Await, gast.ClassDef)
 
 
 def _procedure_returns_none(tree):
@@ -107,6 +108,7 @@ class _Desugar:
 
     def run(self):
         tree = self.source.tree
+        function_state.rewrite(self.source)           # `f.count += 1`: a cell, f_count[0]
         functional.rewrite(tree, self.source.func)   # map and functools.partial
         generators.inline(self.source, self.taken)    # `for v in a_generator(...)`
         functional.call_through_aliases(tree, self.source.func)
@@ -426,56 +428,11 @@ class _Desugar:
         outer += statements
         self.pre = outer
 
-    # ---- local functions -------------------------------------------------------------------
+    # ---- local functions ----------------------------------------------------------------
 
     def inline(self, call, name):
         """The value of a call of the local function `name`, its body run before."""
-        function = self.functions[name]
-        if name in self.inlining:
-            self.report(call, f"the local function '{name}' calls itself",
-                        why="local functions are put in place of their calls",
-                        fix="define it at module level")
-            return call
-        if isinstance(function, gast.Lambda):
-            params, body = function.args, [gast.Return(nodes.clone(function.body))]
-        else:
-            params, body = function.args, nodes.clone(function.body)
-            if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None or \
-                    any(isinstance(n, gast.Return) for s in body[:-1] for n in nodes.walk(s)):
-                self.report(function, f"the local function '{name}' must end in its only "
-                            "`return` of a value",
-                            why="it is put in place of each call",
-                            fix="return once, at the end (assign the result in each branch)")
-                return call
-        names = [a.id for a in params.args]
-        if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs or \
-                call.keywords or len(call.args) > len(names) or \
-                len(call.args) < len(names) - len(params.defaults):
-            self.report(call, f"cannot put the call of '{name}' in place",
-                        why="only positional arguments matching the parameters are supported",
-                        fix="pass one positional argument per parameter")
-            return call
-        arguments = list(call.args) + params.defaults[len(call.args) - len(names):] \
-            if len(call.args) < len(names) else list(call.args)
-        assigned = {n.id for s in body for n in nodes.walk(s) if isinstance(n, gast.Name)
-                    and isinstance(n.ctx, gast.Store)}
-        renames = {n: self.fresh(f"{name}_{n}") for n in sorted(set(names) | assigned)}
-        for param, argument in zip(names, arguments):
-            self.emit(nodes.assign(renames[param], argument), call)
-        body = [nodes.rename(s, renames) for s in body]
-        for statement in body:
-            for node in nodes.walk(statement):
-                if isinstance(node, (gast.stmt, gast.expr)) and isinstance(function, gast.Lambda):
-                    gast.copy_location(node, call)
-        result = self.fresh(f"_{name}")
-        body[-1] = gast.copy_location(nodes.assign(result, body[-1].value), body[-1])
-        self.inlining.append(name)
-        outer, self.pre = self.pre, []
-        statements = self.block(body)
-        outer += statements
-        self.pre = outer
-        self.inlining.pop()
-        return gast.copy_location(nodes.name(result), call)
+        return local_functions.inline(self, call, name)
 
 
 def _as_if(statement):

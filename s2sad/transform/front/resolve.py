@@ -388,8 +388,8 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
         return isinstance(node, gast.Name) and node.id in self.locals
 
     def visit_Name(self, node):
-        if not isinstance(node.ctx, gast.Load) or node.id in self.locals:
-            return node
+        if not isinstance(node.ctx, gast.Load) or node.id in self.locals or facts.STATE.of(node):
+            return node  # (a function's state attribute: its cell, an input, function_state.py)
         return self._constant(node, [node.id])
 
     def _constant(self, node, chain):
