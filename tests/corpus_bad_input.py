@@ -138,12 +138,15 @@ def f(x):
 """, call="s2sad.grad(f, jit=False)(np.ones(3))",
          fragments=("starred assignment needs a tuple or list known", "x[0], x[1:]"),
          at=(3, 5)),
-    Case("filtered_list_comprehension", """
+    Case("list_grown_in_a_while_loop", """
 def f(x):
-    return np.sum(np.array([v * 2.0 for v in x if v > 0.0]))
+    out = []
+    while len(out) < 3:
+        out.append(x * 2.0)
+    return np.sum(np.stack(out))
 """, call="s2sad.grad(f, jit=False)(np.ones(3))",
          fragments=("grows in a loop whose trip count is known only when the function runs, "
-                    "under an `if`", "preallocate an array"), at=(3, 28)),
+                    "a `while` loop", "preallocate an array"), at=(5, 9)),
     Case("set_comprehension", """
 def f(x):
     table = {"a": x}

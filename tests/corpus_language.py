@@ -94,8 +94,7 @@ CASES = [
     (module_index_table, lambda rng: (rng.normal(size=3),), 0),
     (module_in_loop, lambda rng: (rng.uniform(0.1, 0.5), rng.normal(size=4)), (0, 1)),
 ]
-# read in its loop before the first append of the trip: rows made at that append (docs/limits.md)
-NOT_NUMBA = {"appended_in_both_branches"}
+NOT_NUMBA = set()
 
 
 # ---- comprehensions, enumerate/zip/reversed -------------------------------------------------
@@ -156,6 +155,24 @@ def appended_in_both_branches(relatives):
         else:
             absolutes.append(absolutes[PARENTS[i]] @ relatives[i])
     return np.sum(np.stack(absolutes) ** 2)
+
+
+def filtered_comprehension(x):
+    """Rows appended on some trips only: the array has room for one per trip, cut after."""
+    kept = np.array([v * np.sin(v) for v in x if v > -0.5])
+    return np.sum(kept ** 2) + kept[0]
+
+
+def appended_by_path(x, flags):
+    """Two appends on one path, one on the other, none on a third, read back in the loop."""
+    out = [x[0]]
+    for i in range(1, x.shape[0]):
+        if flags[i] > 0:
+            out.append(np.tanh(x[i]) * out[-1])
+            out.append(x[i] * 2.0)
+        elif flags[i] < 0:
+            out.append(out[len(out) - 1] * x[i])
+    return np.sum(np.stack(out) ** 2)
 
 
 def enumerate_zip(a, b):
@@ -285,6 +302,8 @@ CASES += [
     (genexp_max, _vec4, 0),
     (max_min_of_many, _vec4, 0),
     (appended_in_both_branches, lambda r: (0.5 * r.normal(size=(5, 3, 3)),), 0),
+    (filtered_comprehension, lambda r: (np.array([0.3, -0.9, 1.2, -0.2, 0.8]),), 0),
+    (appended_by_path, lambda r: (r.normal(size=(6, 2)), np.array([0, 1, -1, 0, 1, -1])), 0),
     (unpack_into_rows, lambda r: (r.normal(size=(2, 3)), r.normal(size=3)), (0, 1)),
     (enumerate_zip, lambda rng: (rng.normal(size=4), rng.normal(size=5)), (0, 1)),
     (over_reversed, _vec4, 0),

@@ -6,7 +6,7 @@ import numpy as np
 from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_tuple, jitable,
                        python_only)
 
-__all__ = ["rows", "some_trips", "keep_row", "grown", "push_row", "entries", "push_entry",
+__all__ = ["rows", "no_rows", "some_rows", "some_trips", "keep_row", "grown", "push_row", "entries", "push_entry",
            "entry", "example"]
 
 
@@ -15,6 +15,23 @@ def rows(trips, first):
     """The array a list grown in a loop becomes (containers.py): zeros, a row shaped like
     `first` (its first element) for each of the loop's `trips`."""
     return np.zeros((trips,) + np.shape(first))
+
+
+@jitable
+def no_rows():
+    """A list grown in a loop before its first append made its array (containers.py): None,
+    which Numba types together with the array as an Optional."""
+    return None
+
+
+@jitable
+def some_rows(count):
+    """How many rows a list grown under `if`s got (its array has room for the most a loop could
+    append): at least one, which its array took its shape from."""
+    if count <= 0:
+        raise ValueError("s2sad: a list grown in a loop got no element, so its array has no "
+                         "shape to take; make sure one is appended (Python gives [] here)")
+    return count
 
 
 @jitable

@@ -18,7 +18,7 @@ from .arrays import (axis_spread_loop, axis_sum_loop, expand_to, f64, fill_loop,
                      flat_copy, reduce_to, reduced_mask, summed_to_loop, total_loop)
 from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_axis, is_float64,
                        is_int, is_list, is_none, is_python_object, is_range, is_scalar, is_tuple,
-                       jitable, loops, python_only)
+                       jitable, loops, optional_array_rank, python_only)
 
 __all__ = ["zeros_like", "saved", "not_finite", "checkpoint_every",
            "item", "copy", "add_at", "unbroadcast", "broadcast_like", "reduce_sum", "total",
@@ -70,6 +70,11 @@ def zeros_like(x):
         return lambda x: np.zeros(x.shape)
     if is_range(x):   # (as _zeros_like: zeros of its length)
         return lambda x: np.zeros(len(x))
+    rank = optional_array_rank(x)
+    if rank is not None:  # (None: an array without elements, of the rank it will have)
+        empty = "(" + "0, " * rank + ")"
+        return generate("zeros_like_optional", ["x"], [
+            f"return np.zeros({empty}) if x is None else np.zeros(x.shape)"], {"np": np})
     if is_tuple(x):
         # written out for the tuple's length: Numba types each element on its own
         parts = "".join(f"zeros_like(x[{k}]), " for k in range(len(x)))

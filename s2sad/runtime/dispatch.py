@@ -526,6 +526,16 @@ def is_range(t):
     return not _ours(t) and isinstance(t, _numba_types().RangeType)
 
 
+def optional_array_rank(t):
+    """The rank of an array that may be None (Numba's Optional: a list grown in a loop before
+    its first append, container_buffers.py), else None."""
+    if _ours(t):
+        return None
+    types = _numba_types()
+    return t.type.ndim if isinstance(t, types.Optional) and \
+        isinstance(t.type, types.Array) else None
+
+
 def is_tuple(t):
     if _ours(t):
         return isinstance(t, value_types.Tuple)

@@ -74,11 +74,11 @@ REF = Fact(
            "front/constants", "front/container_arguments", "front/container_buffers",
            "front/container_values", "front/library_calls", "generate/scalar_loops",
            "generate/replay", "front/kind_tests", "front/container_methods",
-           "front/local_values"),
+           "front/local_values", "analysis/kinds"),
     ("front/recursion", "front/kind_tests", "front/container_values", "front/normalize",
      "front/idioms", "front/constants", "front/inline", "front/container_arguments",
      "front/containers", "front/container_calls", "front/container_elements",
-     "analysis/activity", "analysis/aliases",
+     "front/container_buffers", "analysis/activity", "analysis/aliases",
      "analysis/clogs", "analysis/kinds", "analysis/loop_shapes", "analysis/returns",
      "generate/blocks", "generate/checkpoint", "generate/forward", "generate/recompute",
      "generate/saves", "generate/scalar_loops", "generate/replay", "template", "pipeline"))

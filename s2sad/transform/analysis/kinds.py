@@ -17,7 +17,7 @@ import numpy
 from s2sad.runtime import rt
 
 from .. import facts, nodes
-from ..front import normalize
+from ..front import container_buffers, normalize
 from . import activity, result_ranks
 
 # Reductions that return one number when called on the whole array (one argument, no axis).
@@ -107,8 +107,9 @@ def _mark(statements, scalars, ints, ranks, results, bound=None, shapes=None):
         facts.INTS.put(statement, frozenset(ints))
         facts.RANKS.put(statement, dict(ranks))
         facts.SHAPES.put(statement, dict(shapes))
-        if isinstance(statement, gast.Return) or activity.written_array(statement):
-            continue
+        if isinstance(statement, gast.Return) or activity.written_array(statement) or \
+                container_buffers.is_placeholder(statement):
+            continue  # (a list's placeholder: bound, with its kind, at its first append)
         value = statement.value
         parts = None    # a user function's tuple result: the kind of each element
         if results is not None and isinstance(value, gast.Call) and \
@@ -131,6 +132,49 @@ def _mark(statements, scalars, ints, ranks, results, bound=None, shapes=None):
                 ranks.pop(target, None)
             shapes[target] = shape if shape is not None else object()
     return scalars, ints, ranks, shapes
+
+
+def type_placeholders(body):
+    """Give each `xs = rt.no_rows()` placeholder (container_buffers.py: a list's array before
+    its first append) an array without rows of the rank that array has, `numpy.empty((0, 0,
+    0))`: Numba types a name holding None, then an array, as an Optional, and helpers typed on
+    None first (rt.zeros_like in the backward sweep) would not agree with their array typing.
+    Every element of the list has one shape, so the rank is one more than that of any one
+    value appended whose rank `mark`'s facts show (the loop's fixpoint cannot: the rows are
+    read back in the loop). Where none shows, it stays None (the primal copy calls no such
+    helper)."""
+    statements = [s for lst in nodes.statement_lists(gast.Module(body, [])) for s in lst]
+    definitions = {}
+    for statement in statements:
+        if isinstance(statement, gast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], gast.Name):
+            definitions.setdefault(statement.targets[0].id, []).append(statement)
+
+    def rank(name, seen):
+        for statement in definitions.get(name, ()):
+            value = statement.value
+            if isinstance(value, gast.Name) and value.id not in seen:
+                found = rank(value.id, seen | {value.id})
+            elif facts.REF.of(value) is rt.rows and len(value.args) == 2 and \
+                    isinstance(value.args[1], gast.Name):
+                found = rank(value.args[1].id, seen | {value.args[1].id})
+                found = None if found is None else found + 1
+            else:
+                found = rank_of(value, facts.SCALARS.of(statement, frozenset()),
+                                facts.INTS.of(statement, frozenset()),
+                                facts.RANKS.of(statement, {}))
+            if found is not None:
+                return found
+        return None
+
+    for placeholder in filter(container_buffers.is_placeholder, statements):
+        name = placeholder.targets[0].id
+        found = rank(name, {name})
+        if found:
+            empty = gast.Call(nodes.dotted("numpy.empty"), [gast.Tuple(
+                [gast.Constant(0, None)] * found, gast.Load())], [])
+            facts.REF.put(empty, numpy.empty)
+            placeholder.value = empty
 
 
 def _unpacked(statement, parts):

@@ -11,6 +11,8 @@ a wrong rank would drop an `rt.unbroadcast` that is needed.
 """
 import numpy
 
+from s2sad.runtime import rt
+
 _REDUCTIONS = {numpy.sum, numpy.mean, numpy.prod, numpy.max, numpy.min, numpy.amax,
                numpy.amin, numpy.var, numpy.std, numpy.nansum, numpy.nanmean, numpy.median,
                numpy.ptp, numpy.all, numpy.any}
@@ -41,6 +43,8 @@ def of_call(ref, call, ranks_of, is_int):
         return None
     if ref is numpy.diag:
         return {1: 2, 2: 1}.get(first)
+    if ref is rt.rows and len(ranks) == 2:  # (a list grown in a loop: a row per element)
+        return None if ranks[1] is None else ranks[1] + 1
     if ref is numpy.outer:
         return 2
     if ref in (numpy.dot, numpy.matmul) and len(ranks) == 2 and None not in ranks:

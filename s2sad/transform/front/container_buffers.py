@@ -4,8 +4,9 @@ first element), written at each:
 
     ys = []                                   _trips0 = rt.some_trips(len(x))
     for v in x:                               _row0 = 0
-        ys.append(f(v))             -->       for v in x:
-    out = np.stack(ys)                            _item0 = f(v)
+        ys.append(f(v))             -->       ys = rt.no_rows()
+    out = np.stack(ys)                        for v in x:
+                                                  _item0 = f(v)
                                                   if _row0 == 0:
                                                       ys = rt.rows(_trips0, _item0)
                                                   ys[_row0] = _item0
@@ -14,12 +15,16 @@ first element), written at each:
 
 This is how `np.array([f(v) for v in x])` over an array works (desugar.py makes the loop).
 The list may hold elements when the loop starts (they are its first rows: `xs = [x0]`), and
-grow by any number of `append`s at the top of the loop's body (not under an `if`, so that each
-trip adds the same number of rows); in the loop it may be read as `xs[i]`, `xs[-k]` (the rows
-written so far) and `len(xs)`. The loop is a `for` without `break`, `continue` or `else`, and
-runs at least once. After it, the list is an array: `numpy.stack`, `numpy.array` and
-`numpy.asarray` of it are it, `sum` of it is `numpy.sum(..., axis=0)`, and subscripts, `len`
-and loops read it as an array.
+grow by any number of `append`s in the loop's body and its `if`s. A list that starts empty is
+`rt.no_rows()` (None) until its first append, so that a read in the loop before that append
+types under Numba (kinds.type_placeholders gives it an array of its rank where it knows the
+rank). The array has room for the most rows a trip's paths append; where paths append
+different numbers, it is cut to the rows appended after the loop (`rt.some_rows` raises when
+there are none: the rows took their shape from the first). In the loop it may be read as
+`xs[i]`, `xs[-k]` (the rows written so far) and `len(xs)`. The loop is a `for` without
+`break`, `continue` or `else`, and runs at least once. After it, the list is an array:
+`numpy.stack`, `numpy.array` and `numpy.asarray` of it are it, `sum` of it is
+`numpy.sum(..., axis=0)`, and subscripts, `len` and loops read it as an array.
 
     xs = [x0]                                 _trips0 = rt.some_trips(len(t))
     for v in t:                               _row0 = 1
@@ -57,6 +62,8 @@ class Frame:
         self.growing = {}   # name -> its row counter
         self.trips = {}     # name -> the name holding the loop's trip count
         self.before = []
+        self.after = []     # (lists whose trips append different numbers of rows: cut)
+        self.uses = {}      # name -> what is wrong with its uses in the loop, or None
 
 
 def grow(owner, frame, node, name):
@@ -71,7 +78,8 @@ def grow(owner, frame, node, name):
                          "array (ys = numpy.zeros((n, ...)); ys[i] = ...)")
         return None
     out = []
-    first = not any(_appends_to(s, name) for s in loop.body[:loop.body.index(node)])
+    top = next(s for s in loop.body if s is node or any(n is node for n in nodes.walk(s)))
+    first = not any(_appends_to(s, name) for s in loop.body[:loop.body.index(top)])
     if name not in frame.growing:
         _start(owner, frame, name)
     row, start = frame.growing[name], len(frame.initial[name])
@@ -90,10 +98,12 @@ def grow(owner, frame, node, name):
 
 
 def begin(owner, frame):
-    """At the start of an opaque loop: each list appended to at the top of its body becomes an
-    array now, so that reads in the body before the appends (`xs[-1]`) read the array."""
+    """At the start of an opaque loop: each list appended to in its body (under its `if`s too)
+    becomes an array now, so that reads in the body before the appends (`xs[-1]`), and in
+    either branch of an `if`, read the array."""
     for name in frame.initial:
-        first = next((s for s in frame.loop.body if _appends_to(s, name)), None)
+        first = next((n for s in frame.loop.body for n in nodes.walk(s)
+                      if _appends_to(n, name) and _under_ifs(frame.loop.body, n)), None)
         if first is not None and _problem(frame.loop, first, name, frame) is None:
             _start(owner, frame, name)
 
@@ -108,23 +118,49 @@ def _start(owner, frame, name):
     frame.growing[name], frame.trips[name] = row, trips
     before = [nodes.assign(trips, _rt("some_trips", count)),
               nodes.assign(row, gast.Constant(len(initial), None))]
-    if initial:
+    if not initial:  # (made at the first append: no rows until then, so that a read in the
+        before.append(nodes.assign(name, _rt("no_rows")))  # loop before it types)
+    else:
         before.append(nodes.assign(name, _rt("rows", _size(frame, name), nodes.clone(initial[0]))))
         before += [gast.Assign([gast.Subscript(nodes.name(name), gast.Constant(k, None),
                                                gast.Store())], nodes.clone(item), None)
                    for k, item in enumerate(initial)]
     frame.before += [_like(s, loop) for s in before]
+    least, most = _appends(loop.body, name)
+    if least != most:  # (rows for the most a trip may append; after it, those it did)
+        cut = gast.Subscript(nodes.name(name), gast.Slice(None, _rt("some_rows", nodes.name(
+            row)), None), gast.Load())
+        frame.after.append(_like(nodes.assign(name, cut), loop))
     owner.forget(name)
     owner.buffers.add(name)
 
 
 def _size(frame, name):
     """The rows the list has when the loop ends: its elements so far, and each trip's appends."""
-    appends = sum(1 for s in frame.loop.body if _appends_to(s, name))
+    appends = _appends(frame.loop.body, name)[1]
     total = nodes.name(frame.trips[name]) if appends == 1 else \
         gast.BinOp(gast.Constant(appends, None), gast.Mult(), nodes.name(frame.trips[name]))
     start = len(frame.initial[name])
     return gast.BinOp(gast.Constant(start, None), gast.Add(), total) if start else total
+
+
+def _appends(statements, name):
+    """(the fewest, the most) appends to `name` a run through `statements` makes, its `if`s
+    taking either branch (container_buffers does not follow appends in inner loops)."""
+    least = most = 0
+    for statement in statements:
+        if _appends_to(statement, name):
+            least, most = least + 1, most + 1
+        elif isinstance(statement, gast.If):
+            body, orelse = _appends(statement.body, name), _appends(statement.orelse, name)
+            least, most = least + min(body[0], orelse[0]), most + max(body[1], orelse[1])
+    return least, most
+
+
+def _under_ifs(statements, node):
+    """Whether `node` is one of `statements` or in the branches of their `if`s (not in a loop)."""
+    return any(s is node or isinstance(s, gast.If) and
+               (_under_ifs(s.body, node) or _under_ifs(s.orelse, node)) for s in statements)
 
 
 def _appends_to(statement, name):
@@ -140,10 +176,17 @@ def _problem(loop, node, name, frame):
     if loop.orelse or any(isinstance(n, (gast.Break, gast.Continue))
                           for s in loop.body for n in nodes.walk(s)):
         return "a loop with `break`, `continue` or `else`"
-    if node not in loop.body:
-        return "under an `if` or in an inner loop"
+    if not _under_ifs(loop.body, node):
+        return "in an inner loop"
     if name not in frame.initial:
         return "not a list when the loop starts, or holding lists or dicts"
+    if name not in frame.uses:  # (judged once, before an append of it is rewritten)
+        frame.uses[name] = _uses_problem(loop, name)
+    return frame.uses[name]
+
+
+def _uses_problem(loop, name):
+    """What is wrong with how the loop uses the list `name` other than appending, or None."""
     allowed = set()  # the reads the array answers as the list would: x[i], x[-k], len(x)
     for n in (n for s in loop.body for n in nodes.walk(s)):
         if _appends_to(n, name) or isinstance(n, gast.Subscript) or \
@@ -200,6 +243,12 @@ def sequence_of(owner, dotted, call):
         facts.REF.put(total, numpy.sum)
         return total
     return None
+
+
+def is_placeholder(statement):
+    """`xs = rt.no_rows()`: a list's array before its first append (no value, no kind yet)."""
+    return isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Call) and \
+        facts.REF.of(statement.value) is rt.no_rows
 
 
 def _rt(name, *args):

@@ -395,7 +395,7 @@ class _Scalarize:
                         "unroll", why="each element is a variable of its own, chosen now",
                         fix="loop over range(<number>) so that the loop can be unrolled, or "
                             "use an array")
-        self.out = outer + frame.before + [node]
+        self.out = outer + frame.before + [node] + frame.after
 
     def branches(self, node):
         taken = tests.decide(self, node.test)

@@ -65,6 +65,7 @@ class _Forward:
 
     def build(self, function_name, kinds):
         kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
+        kinds_module.type_placeholders(self.body)
         aliases.check(self.source, self.body, self.namer.given)
         code, end, copied = effects.cells(self.source, self.body, self.params, self.namer)
         written = activity.written_arrays(self.body)

@@ -82,6 +82,7 @@ class _Reverse:
 
     def build(self, adjoint_name, kinds):
         kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
+        kinds_module.type_placeholders(self.body)
         aliases.check(self.source, self.body + [self.returned], self.namer.given)
         seeded = self._seed_return()
         backward = self._backward_block(self.body)
