@@ -6,7 +6,8 @@ import numpy as np
 from .dispatch import (by_type, compiled_as, constant, generate, is_array, is_tuple, jitable,
                        python_only)
 
-__all__ = ["rows", "no_rows", "some_rows", "some_trips", "keep_row", "grown", "push_row", "entries", "push_entry",
+__all__ = ["rows", "no_rows", "some_rows", "some_trips", "keep_row", "grown", "push_row",
+           "entries", "push_entry",
            "entry", "example"]
 
 
