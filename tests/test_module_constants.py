@@ -110,3 +110,44 @@ def test_every_mode_passes_the_constants(jit):
 
 def lambda_free(a):
     return np.sum(np.sin(GAIN * a))
+
+
+def fitted(r):
+    """A likelihood over the module's data, its derivative in r taken inside (issue 50)."""
+    return s2sad.grad(loglike)(r, np.sum(COUNTS) / np.sum(r + COUNTS))
+
+
+COUNTS = np.array([3.0, 7.0, 1.0, 4.0, 9.0, 2.0])
+
+
+def loglike(r, p):
+    return np.sum(np.log(r + COUNTS) * r + COUNTS * np.log(p) + r * np.log(1.0 - p))
+
+
+def closure_fit(data):
+    """The same with the data in a closure, and a lambda's grad's grad (autograd's
+    negative binomial example calls scipy.optimize.newton with them)."""
+    like = lambda r, p: np.sum(np.log(r + data) * r + data * np.log(p) +  # noqa: E731
+                               r * np.log(1.0 - p))
+    share = lambda r: np.sum(data) / np.sum(r + data)  # noqa: E731
+    return lambda r: s2sad.grad(like)(r, share(r))
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_grad_called_inside_reads_the_module_arrays_its_function_reads(jit):
+    slope = s2sad.grad(fitted, jit=jit)(2.5)
+    assert slope == pytest.approx(finite_difference(fitted, [2.5], 0), rel=1e-6)
+    curvature = s2sad.grad(s2sad.grad(fitted), jit=jit)(2.5)
+    step = 1e-4
+    expected = (fitted(2.5 + step) - 2.0 * fitted(2.5) + fitted(2.5 - step)) / step ** 2
+    assert curvature == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_nested_grads_of_a_lambda_over_closure_data(jit):
+    derivative = closure_fit(np.array([2.0, 8.0, 5.0, 1.0]))
+    slope = s2sad.grad(derivative, jit=jit)(1.5)
+    assert slope == pytest.approx(finite_difference(derivative, [1.5], 0), rel=1e-6)
+    import scipy.optimize
+    root = scipy.optimize.newton(derivative, 1.5, fprime=s2sad.grad(derivative, jit=jit))
+    assert abs(derivative(root)) < 1e-8

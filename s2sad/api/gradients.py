@@ -78,6 +78,11 @@ class GradientFunction(Transformed):
     def __getstate__(self):
         return dict(super().__getstate__(), _derivatives={})  # made again on first use
 
+    def nested_constants(self):
+        """The constants a differentiated function calling this gradient passes after its
+        arguments (higher.nested_constants)."""
+        return higher.nested_constants(self)
+
     def differentiable_function(self):
         """What a differentiated function calling this gradient calls instead: a generated
         function s2sad can differentiate again (higher.nested_function)."""

@@ -336,17 +336,11 @@ def nested_function(gradient):
                                  "number (its derivative is a second derivative)",
                              fix="use s2sad.grad(f, wrt=k) of one scalar parameter, or compute "
                                  "it outside and pass it in")
-    func = gradient.func
-    if constants.inputs(func):
-        raise argument_error(f"s2sad.grad({func.__name__}) inside a differentiated function: "
-                             f"{func.__name__} reads module arrays or containers",
-                             why="the gradient function called inside takes only f's own "
-                                 "arguments",
-                             fix=f"pass what {func.__name__} reads from the module as "
-                                 "arguments")
-    func = parse.named(func)
+    func = parse.named(gradient.func)
     base = derivative_for(gradient, pipeline.NO_KINDS) if gradient.inner is not None else func
     names = list(inspect.signature(base).parameters)
+    if gradient.inner is None:  # (a derivative_for takes them already, after f's own)
+        names += nested_constants(gradient)
     (position,) = gradient.positions
     generated = pipeline.tangent(base, (position,))
     name = f"{func.__name__}__grad_{names[position]}" + "_" * _depth(gradient)
@@ -354,6 +348,13 @@ def nested_function(gradient):
     return _calling_tangent(name, generated, f"the derivative w.r.t. {wrt}, called inside a "
                             "differentiated function", names, names + ["1.0"],
                             first=f"{wrt} = rt.number({wrt})")
+
+
+def nested_constants(gradient):
+    """The module constants (and closure arrays) f reads, which the function
+    `nested_function` makes takes after f's own arguments: a caller passes its own inputs of
+    those names (f's constants are its constants too: constants.py follows f from it)."""
+    return [name for name, _ in constants.inputs(gradient.func)]
 
 
 def _calling_tangent(name, generated, what, signature, arguments, first=None):

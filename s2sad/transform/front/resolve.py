@@ -196,6 +196,8 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             return self._draw(node, chain, found)
         made = getattr(found, "differentiable_function", None)
         if callable(made) and type(found).__module__.startswith("s2sad."):
+            node.args = list(node.args) + [  # (then the constants f reads: the caller's too)
+                gast.copy_location(nodes.name(n), node) for n in found.nested_constants()]
             found = made()  # s2sad.grad(f) called inside: f's derivative, a generated function
         found = parse.named(found)  # a lambda: named after the name it is bound to
         facts.REF.put(node, found)
