@@ -200,7 +200,8 @@ class Reads(nodes.Transformer):
             return gast.copy_location(grown, node)
         if any(isinstance(a, gast.Starred) for a in node.args) or \
                 any(k.arg is None for k in node.keywords):
-            node.args = self.spread(node.args, keep=facts.DRAW.of(node))
+            node.args = self.spread(node.args, keep=facts.DRAW.of(node),
+                                    user=facts.USER.of(node))
             node.keywords = self.spread_keywords(node.keywords)
             if facts.USER.of(node):
                 owner.pack_star_arguments(node)
@@ -244,9 +245,11 @@ class Reads(nodes.Transformer):
                 return node
         return self.generic_visit(node)
 
-    def spread(self, args, keep=False):
+    def spread(self, args, keep=False, user=False):
         """`f(*xs)`: the arguments with a tuple or list known now spread into its elements;
-        `keep`: another stays starred (a random draw, run as Python: `rs.randn(*x.shape)`)."""
+        `keep`: another stays starred (a random draw, run as Python: `rs.randn(*x.shape)`);
+        `user`: a call of a function of yours, given an element that is a container as
+        `xs[k]`, which it takes as its leaves (`func(y, t, *args)` with args = (params,))."""
         out = []
         for argument in args:
             made = self.owner.container(argument.value, self.like) \
@@ -260,8 +263,12 @@ class Reads(nodes.Transformer):
                                   "number of arguments", fix="pass the elements one by one")
                 out.append(argument.value)
             elif isinstance(argument, gast.Starred):
-                out += [self.owner.as_value(i, argument) if isinstance(i, Container) else
-                        nodes.clone(i) for i in made.items]
+                out += [gast.copy_location(gast.Subscript(nodes.clone(argument.value),
+                                                          gast.Constant(k, None), gast.Load()),
+                                           argument)
+                        if isinstance(i, Container) and user else
+                        self.owner.as_value(i, argument) if isinstance(i, Container) else
+                        nodes.clone(i) for k, i in enumerate(made.items)]
             else:
                 out.append(argument)
         return out

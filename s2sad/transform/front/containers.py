@@ -357,7 +357,7 @@ class _Scalarize:
         if any(isinstance(a, gast.Starred) for a in call.args) or \
                 any(k.arg is None for k in call.keywords):
             reads = values.Reads(self, like, False)
-            call.args = reads.spread(call.args)
+            call.args = reads.spread(call.args, user=True)
             call.keywords = reads.spread_keywords(call.keywords)
             self.pack_star_arguments(call)
         if not calls.opens(self, call):

@@ -32,7 +32,7 @@ from s2sad.runtime import rt
 from s2sad.templates.methods import METHODS
 
 from .. import facts, nodes
-from . import container_values, library_calls, parse, recursion, unresolved
+from . import container_values, library_calls, parse, recursion, stand_ins, unresolved
 from . import resolve_values
 from .resolve_values import is_draw, is_function_value, is_generator, is_record_constant
 
@@ -199,6 +199,7 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             node.args = list(node.args) + [  # (then the constants f reads: the caller's too)
                 gast.copy_location(nodes.name(n), node) for n in found.nested_constants()]
             found = made()  # s2sad.grad(f) called inside: f's derivative, a generated function
+        found = stand_ins.stand_in(node, found, self.report)  # (odeint: s2sad's own)
         found = parse.named(found)  # a lambda: named after the name it is bound to
         facts.REF.put(node, found)
         name = canonical_name(found)

@@ -1,0 +1,93 @@
+"""scipy.integrate.odeint inside a differentiated function (issue 50): s2sad differentiates
+its own Dormand-Prince solver (s2sad/integrate.py) step by step in odeint's place. Its values
+agree with scipy's to the tolerances asked for; its gradient with central differences of the
+function as written (scipy's solver) to about those tolerances, and JIT on == JIT off."""
+import numpy as np
+import pytest
+from scipy.integrate import odeint
+
+import s2sad
+from gradcheck import SAME, assert_close, finite_difference
+
+
+def spiral(y, t, A):
+    return np.dot(y ** 3, A)
+
+
+def energy(A, y0, t):
+    return np.sum(odeint(spiral, y0, t, args=(A,)) ** 2)
+
+
+def forced(y, t, k, w):
+    return -k * y + np.sin(w * t)
+
+
+def backwards(k, y0):
+    """Times decreasing, two parameters in args, one of them not differentiated."""
+    return np.sum(odeint(forced, y0, np.array([2.0, 1.5, 0.5, 0.0]), args=(k, 3.0)) * y0)
+
+
+def net(inputs, t, params):
+    """A neural ODE's dynamics, as autograd's ode_net example writes it."""
+    for W, b in params:
+        outputs = np.dot(inputs, W) + b
+        inputs = np.tanh(outputs)
+    return outputs
+
+
+TIMES = np.linspace(0.0, 1.5, 12)
+START = np.array([2.0, 0.0])
+TARGET = odeint(spiral, START, TIMES, args=(np.array([[-0.1, 2.0], [-2.0, -0.1]]),))
+
+
+def neural_loss(params):
+    predicted = odeint(net, START, TIMES, (params,), rtol=1e-6, atol=1e-8)
+    return np.mean((predicted - TARGET) ** 2)
+
+
+A = np.array([[-0.1, 2.0], [-2.0, -0.1]])
+
+
+def test_the_gradient_through_the_solver_matches_scipys_and_the_jit():
+    compiled = s2sad.value_and_grad(energy, wrt=(0, 1), jit=True)
+    python = s2sad.value_and_grad(energy, wrt=(0, 1), jit=False)
+    value, (dA, dy0) = compiled(A, START, TIMES)
+    value_py, (dA_py, dy0_py) = python(A, START, TIMES)
+    assert value == pytest.approx(energy(A, START, TIMES), rel=1e-6)  # (scipy's LSODA)
+    assert_close(dA, finite_difference(energy, [A, START, TIMES], 0), rtol=1e-5)
+    assert_close(dy0, finite_difference(energy, [A, START, TIMES], 1), rtol=1e-5)
+    assert value == pytest.approx(value_py, rel=SAME)
+    assert_close(dA, dA_py, rtol=SAME)
+    assert_close(dy0, dy0_py, rtol=SAME)
+
+
+def test_times_going_backwards_and_args_that_are_not_differentiated():
+    k, y0 = 0.7, np.array([1.0, -0.5])
+    dk, dy0 = s2sad.grad(backwards, wrt=(0, 1), jit=False)(k, y0)
+    assert dk == pytest.approx(finite_difference(backwards, [k, y0], 0), rel=1e-5)
+    assert_close(dy0, finite_difference(backwards, [k, y0], 1), rtol=1e-5)
+
+
+def test_a_neural_ode_with_a_list_of_layers_in_args():
+    rs = np.random.RandomState(0)
+    params = [(rs.randn(2, 8) * 0.3, rs.randn(8) * 0.1), (rs.randn(8, 2) * 0.3, rs.randn(2) * 0.1)]
+    gradient = s2sad.grad(neural_loss, jit=False)(params)
+    for layer in range(2):
+        for leaf in range(2):
+            def moved(v, layer=layer, leaf=leaf):
+                changed = [list(p) for p in params]
+                changed[layer][leaf] = v
+                return neural_loss([tuple(p) for p in changed])
+            expected = finite_difference(moved, [params[layer][leaf]], 0)
+            assert_close(gradient[layer][leaf], expected, rtol=1e-4)
+
+
+def test_an_argument_the_solver_does_not_take_is_a_located_error():
+    def full(k):
+        ys, info = odeint(forced, np.ones(2), TIMES, args=(k, 1.0), full_output=True)
+        return np.sum(ys)
+    with pytest.raises(s2sad.UnsupportedError) as error:
+        s2sad.grad(full, jit=False)(0.5)
+    text = str(error.value)
+    assert "scipy.integrate.odeint is called with an argument" in text
+    assert "full_output" in text and "test_integrate.py" in text
