@@ -270,3 +270,31 @@ def test_a_raise_reads_the_object_s_fields():
     with pytest.raises(ValueError, match="should have 2 variables"):
         grad(np.ones(3))
     assert checked.n_fe == 1
+
+
+class Tracker:
+    def __init__(self):
+        self.last = 0.0
+        self.count = 0
+
+    def step(self, x):
+        self.last, self.count = np.sum(x * x), self.count + 1   # fields in a tuple target
+        return self.last * np.cos(x[0])
+
+
+TRACKER = Tracker()
+
+
+def tracked(x):
+    return TRACKER.step(x) + np.sum(x)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_fields_assigned_in_a_tuple_target(jit):
+    TRACKER.last, TRACKER.count = 0.0, 0
+    expected = finite_difference(tracked, [X], 0)
+    TRACKER.last, TRACKER.count = 0.0, 0
+    gradient = s2sad.grad(tracked, jit=jit)(X)
+    assert TRACKER.count == 1 and type(TRACKER.count) is int
+    assert TRACKER.last == pytest.approx(np.sum(X * X), rel=1e-12)
+    assert_close(gradient, expected)

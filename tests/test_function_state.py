@@ -181,3 +181,28 @@ def _replayed(function, cells, x):
     for cell, value in zip(function.__closure__, cells):
         cell.cell_contents = value
     return function(x)
+
+
+def swap_state(x):
+    """Two attributes assigned in one tuple target, each value read before either is set."""
+    swap_state.calls, swap_state.level = swap_state.calls + 1, np.sum(x * x) + swap_state.calls
+    return swap_state.level * np.sin(x[0])
+
+
+swap_state.calls = 0
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_attributes_in_a_tuple_target(jit):
+    swap_state.calls = 0
+    expected = finite_difference(lambda x: _swapped_from(0, x), [X], 0)
+    swap_state.calls = 0
+    gradient = s2sad.grad(swap_state, jit=jit)(X)
+    assert swap_state.calls == 1 and type(swap_state.calls) is int
+    assert swap_state.level == pytest.approx(np.sum(X * X), rel=1e-12)
+    assert_close(gradient, expected)
+
+
+def _swapped_from(calls, x):
+    swap_state.calls = calls
+    return swap_state(x)

@@ -259,7 +259,7 @@ class _Scalarize:
             parts = items
         parts = [self.named(p, "_item", like) if getattr(p, "fresh", False) else p
                  for p in parts]
-        if any(isinstance(t, gast.Subscript) for t in target.elts):
+        if any(isinstance(t, (gast.Subscript, gast.Attribute)) for t in target.elts):
             # every value read before any element is written (`s[0], s[1] = s[1], s[0]`)
             parts = [self.leaf("_item", p, like) for p in parts]
         for part_target, item in zip(target.elts, parts):
@@ -279,6 +279,10 @@ class _Scalarize:
             elif isinstance(part_target, gast.Subscript) and \
                     not isinstance(item, values.Container):
                 self.emit(gast.Assign([part_target], nodes.clone(item), None), like)
+            elif isinstance(part_target, gast.Attribute) and \
+                    not isinstance(item, values.Container):  # an object's field (a cell)
+                cells.assign(self, gast.copy_location(
+                    gast.Assign([part_target], nodes.clone(item), None), like))
             else:
                 self.report(part_target, "cannot unpack this value here",
                             fix="unpack into names")
