@@ -33,6 +33,7 @@ from s2sad.errors import Diagnostic, UnsupportedError
 
 from .. import facts, nodes
 from .container_cells import Cell, definition_of
+from .known_kinds import namespace
 
 _MISSING = object()
 
@@ -98,11 +99,11 @@ def touched(func):
     definition = definition_of(func)
     if definition is None:
         return []  # (a lambda: it assigns nothing)
-    namespace = _namespace(func)
+    names = namespace(func)
     found = []
     for node in ast.walk(definition):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            owner = namespace.get(node.value.id, _MISSING)
+            owner = names.get(node.value.id, _MISSING)
             if isinstance(owner, types.FunctionType) and node.attr in state_attributes(owner):
                 state = State(owner, node.attr, cell_name(owner, node.attr),
                               f"{node.value.id}.{node.attr}")
@@ -154,7 +155,7 @@ def rewrite(source):
     """`f.k` -> `f_k[0]` in `source.tree` (loads and stores, nested functions included) for the
     state attributes of the functions the code names; records the cells (facts.CELLS) so that
     generated code works on a copy and leaves the new value in the cell it was given."""
-    namespace = _namespace(source.func)
+    names = namespace(source.func)
     local = {n.id for n in nodes.walk(source.tree) if isinstance(n, gast.Name) and
              isinstance(n.ctx, (gast.Store, gast.Param))} | \
         {a.id for a in nodes.walk(source.tree.args) if isinstance(a, gast.Name)}
@@ -165,7 +166,7 @@ def rewrite(source):
             self.generic_visit(node)
             if not isinstance(node.value, gast.Name) or node.value.id in local:
                 return node
-            owner = namespace.get(node.value.id, _MISSING)
+            owner = names.get(node.value.id, _MISSING)
             if not isinstance(owner, types.FunctionType) or \
                     node.attr not in state_attributes(owner):
                 return node
@@ -178,15 +179,7 @@ def rewrite(source):
                     why="s2sad carries a function's attributes that hold a number or a bool "
                         "from call to call, in a cell",
                     fix="keep the value in a local variable, or return it"))
-            cell = gast.copy_location(nodes.name(name), node)
-            facts.STATE.put(cell, True)
-            read = gast.copy_location(gast.Subscript(cell, gast.Constant(0, None), node.ctx),
-                                      node)
-            kind = {numpy.int64: "int", numpy.bool_: "bool"}.get(dtype(owner, node.attr))
-            if isinstance(node.ctx, gast.Load) and kind is not None:
-                read = gast.copy_location(gast.Call(gast.copy_location(
-                    gast.Name(kind, gast.Load(), None, None), node), [read], []), node)
-            return read  # (an int's read says so: an int on tapes, an index)
+            return _cell_access(name, node.ctx, dtype(owner, node.attr), node)
 
     _Rewrite().visit(source.tree)
     if problems:
@@ -223,6 +216,19 @@ def _dtype_in_module(text, name, attribute):
     return numpy.float64
 
 
+def _cell_access(name, ctx, held_type, like):
+    """`name[0]`, the cell `name`'s value, to store into or to read; read as `int(...)` or
+    `bool(...)` where it holds one (so tapes keep it as an int, and it can index)."""
+    cell = gast.copy_location(nodes.name(name), like)
+    facts.STATE.put(cell, True)
+    access = gast.copy_location(gast.Subscript(cell, gast.Constant(0, None), ctx), like)
+    kind = {numpy.int64: "int", numpy.bool_: "bool"}.get(held_type)
+    if isinstance(ctx, gast.Load) and kind is not None:
+        access = gast.copy_location(gast.Call(gast.copy_location(
+            gast.Name(kind, gast.Load(), None, None), like), [access], []), like)
+    return access
+
+
 def _closure_cells(source, held):
     """`nonlocal count` in the function itself: `count` -> `count[0]`, its closure cell's value
     in a cell of its own (an input), written back to the closure cell after the run."""
@@ -240,15 +246,7 @@ def _closure_cells(source, held):
             if node.id not in declared or isinstance(node.ctx, gast.Param):
                 return node
             held[node.id] = node.id
-            cell = gast.copy_location(nodes.name(node.id), node)
-            facts.STATE.put(cell, True)
-            read = gast.copy_location(gast.Subscript(cell, gast.Constant(0, None), node.ctx),
-                                      node)
-            kind = {numpy.int64: "int", numpy.bool_: "bool"}.get(types_of[node.id])
-            if isinstance(node.ctx, gast.Load) and kind is not None:
-                read = gast.copy_location(gast.Call(gast.copy_location(
-                    gast.Name(kind, gast.Load(), None, None), node), [read], []), node)
-            return read
+            return _cell_access(node.id, node.ctx, types_of[node.id], node)
 
     _Rewrite().visit(tree)
 
@@ -273,13 +271,3 @@ def _int_valued(node):
                                                             ast.FloorDiv, ast.Mod)):
         return _int_valued(node.left) and _int_valued(node.right)
     return False
-
-
-def _namespace(func):
-    namespace = dict(getattr(func, "__globals__", {}))
-    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
-        try:
-            namespace[name] = cell.cell_contents
-        except ValueError:
-            pass
-    return namespace
