@@ -47,7 +47,7 @@ def odeint(func, y0, t, args=(), rtol=None, atol=None, h0=0.0, hmax=0.0, tfirst=
                          "func(y, t, ...) and call odeint without it")
     relative = 1.49012e-8 if rtol is None else rtol
     absolute = 1.49012e-8 if atol is None else atol
-    y = np.zeros(np.shape(y0)) + y0
+    y = np.zeros(np.size(y0)) + y0  # (a number: one equation, as scipy takes it)
     out = np.zeros((len(t), y.shape[0]))
     out[0] = y
     now = t[0]

@@ -82,6 +82,20 @@ def test_a_neural_ode_with_a_list_of_layers_in_args():
             assert_close(gradient[layer][leaf], expected, rtol=1e-4)
 
 
+def growth(y, t, r):
+    return r * y * (1.0 - y)
+
+
+def logistic(r):
+    """A number as the initial state: one equation, as scipy takes it."""
+    return np.sum(odeint(growth, 0.1, np.linspace(0.0, 3.0, 7), args=(r,)))
+
+
+def test_a_number_as_the_initial_state():
+    gradient = s2sad.grad(logistic, jit=False)(1.3)
+    assert gradient == pytest.approx(finite_difference(logistic, [1.3], 0), rel=1e-5)
+
+
 def test_an_argument_the_solver_does_not_take_is_a_located_error():
     def full(k):
         ys, info = odeint(forced, np.ones(2), TIMES, args=(k, 1.0), full_output=True)
