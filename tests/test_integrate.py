@@ -2,6 +2,8 @@
 its own Dormand-Prince solver (s2sad/integrate.py) step by step in odeint's place. Its values
 agree with scipy's to the tolerances asked for; its gradient with central differences of the
 function as written (scipy's solver) to about those tolerances, and JIT on == JIT off."""
+import warnings
+
 import numpy as np
 import pytest
 from scipy.integrate import odeint
@@ -51,7 +53,9 @@ A = np.array([[-0.1, 2.0], [-2.0, -0.1]])
 def test_the_gradient_through_the_solver_matches_scipys_and_the_jit():
     compiled = s2sad.value_and_grad(energy, wrt=(0, 1), jit=True)
     python = s2sad.value_and_grad(energy, wrt=(0, 1), jit=False)
-    value, (dA, dy0) = compiled(A, START, TIMES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)   # it compiles
+        value, (dA, dy0) = compiled(A, START, TIMES)
     value_py, (dA_py, dy0_py) = python(A, START, TIMES)
     assert value == pytest.approx(energy(A, START, TIMES), rel=1e-6)  # (scipy's LSODA)
     assert_close(dA, finite_difference(energy, [A, START, TIMES], 0), rtol=1e-5)

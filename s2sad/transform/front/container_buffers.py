@@ -15,10 +15,10 @@ first element), written at each:
 
 This is how `np.array([f(v) for v in x])` over an array works (desugar.py makes the loop).
 The list may hold elements when the loop starts (they are its first rows: `xs = [x0]`), and
-grow by any number of `append`s in the loop's body and its `if`s. A list that starts empty is
-`rt.no_rows()` (None) until its first append, so that a read in the loop before that append
-types under Numba (kinds.type_placeholders gives it an array of its rank where it knows the
-rank). The array has room for the most rows a trip's paths append; where paths append
+grow by any number of `append`s in the loop's body and its `if`s. A list that starts empty and
+is read in the loop is `rt.no_rows()` (None) until its first append, so that a read before that
+append types under Numba (kinds.type_placeholders gives it an array of its rank where it knows
+the rank: an Optional is not what NumPy's functions take after the loop). The array has room for the most rows a trip's paths append; where paths append
 different numbers, it is cut to the rows appended after the loop (`rt.some_rows` raises when
 there are none: the rows took their shape from the first). In the loop it may be read as
 `xs[i]`, `xs[-k]` (the rows written so far) and `len(xs)`. The loop is a `for` without
@@ -118,9 +118,9 @@ def _start(owner, frame, name):
     frame.growing[name], frame.trips[name] = row, trips
     before = [nodes.assign(trips, _rt("some_trips", count)),
               nodes.assign(row, gast.Constant(len(initial), None))]
-    if not initial:  # (made at the first append: no rows until then, so that a read in the
-        before.append(nodes.assign(name, _rt("no_rows")))  # loop before it types)
-    else:
+    if not initial and _read_in(loop, name):  # (made at the first append: no rows until
+        before.append(nodes.assign(name, _rt("no_rows")))  # then, so that a read types)
+    elif initial:
         before.append(nodes.assign(name, _rt("rows", _size(frame, name), nodes.clone(initial[0]))))
         before += [gast.Assign([gast.Subscript(nodes.name(name), gast.Constant(k, None),
                                                gast.Store())], nodes.clone(item), None)
@@ -155,6 +155,14 @@ def _appends(statements, name):
             body, orelse = _appends(statement.body, name), _appends(statement.orelse, name)
             least, most = least + min(body[0], orelse[0]), most + max(body[1], orelse[1])
     return least, most
+
+
+def _read_in(loop, name):
+    """Whether the loop's body reads the list `name` other than to append to it."""
+    appends = {id(n.value.func.value) for s in loop.body for n in nodes.walk(s)
+               if _appends_to(n, name)}
+    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) and
+               id(n) not in appends for s in loop.body for n in nodes.walk(s))
 
 
 def _under_ifs(statements, node):
