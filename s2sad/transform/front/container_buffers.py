@@ -4,9 +4,8 @@ first element), written at each:
 
     ys = []                                   _trips0 = rt.some_trips(len(x))
     for v in x:                               _row0 = 0
-        ys.append(f(v))             -->       ys = rt.no_rows()
-    out = np.stack(ys)                        for v in x:
-                                                  _item0 = f(v)
+        ys.append(f(v))             -->       for v in x:
+    out = np.stack(ys)                            _item0 = f(v)
                                                   if _row0 == 0:
                                                       ys = rt.rows(_trips0, _item0)
                                                   ys[_row0] = _item0
@@ -18,9 +17,10 @@ The list may hold elements when the loop starts (they are its first rows: `xs = 
 grow by any number of `append`s in the loop's body and its `if`s. A list that starts empty and
 is read in the loop is `rt.no_rows()` (None) until its first append, so that a read before that
 append types under Numba (kinds.type_placeholders gives it an array of its rank where it knows
-the rank: an Optional is not what NumPy's functions take after the loop). The array has room for the most rows a trip's paths append; where paths append
-different numbers, it is cut to the rows appended after the loop (`rt.some_rows` raises when
-there are none: the rows took their shape from the first). In the loop it may be read as
+the rank: an Optional is not what NumPy's functions take after the loop). The array has room
+for the most rows a trip's paths append; where paths append different numbers, it is cut to
+the rows appended after the loop (`rt.some_rows` raises when there are none: the rows took
+their shape from the first). In the loop it may be read as
 `xs[i]`, `xs[-k]` (the rows written so far) and `len(xs)`. The loop is a `for` without
 `break`, `continue` or `else`, and runs at least once. After it, the list is an array:
 `numpy.stack`, `numpy.array` and `numpy.asarray` of it are it, `sum` of it is
