@@ -369,6 +369,18 @@ def dataclass_fields(p, dt):
     return np.sum(v * v)
 
 
+def affine_step(x, w):
+    """A NamedTuple and a dataclass made in the code, one returned by a function of yours and
+    read through a field of the call (issue 50: a solver's result, `solve(...).y`)."""
+    layer = Affine(w * x, bias=0.5)
+    state = Oscillator(k=np.sum(x), damping=0.1, state=np.tanh(layer.weight))
+    return np.sum(_settled(state, 0.2).state ** 2) + layer.bias * _settled(state, 0.1).k
+
+
+def _settled(p, dt):
+    return Oscillator(p.k, p.damping, p.state - dt * p.k * p.state)
+
+
 def nested_tree(model, x):
     h = x
     for layer in model["layers"]:
@@ -421,6 +433,7 @@ CASES += [
                                      rng.normal(size=3)), (0, 1)),
     (dataclass_fields, lambda rng: (Oscillator(rng.uniform(0.5, 1.0), rng.uniform(0.0, 0.3),
                                                rng.normal(size=3)), 0.1), 0),
+    (affine_step, lambda rng: (rng.normal(size=3), rng.normal(size=3)), (0, 1)),
     (nested_tree, lambda rng: ({"layers": [(rng.normal(size=(3, 3)), rng.normal(size=3)),
                                            (rng.normal(size=(3, 3)), rng.normal(size=3))],
                                 "head": rng.normal(size=3), "scale": rng.normal()},

@@ -76,6 +76,7 @@ REF = Fact(
            "generate/replay", "front/kind_tests", "front/container_methods",
            "front/local_values", "analysis/kinds"),
     ("front/recursion", "front/kind_tests", "front/container_values", "front/normalize",
+     "front/resolve",
      "front/idioms", "front/constants", "front/inline", "front/container_arguments",
      "front/containers", "front/container_calls", "front/container_elements",
      "front/container_buffers", "analysis/activity", "analysis/aliases",

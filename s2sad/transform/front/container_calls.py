@@ -29,6 +29,7 @@ from s2sad.errors import S2sadError
 
 from .. import facts, nodes
 from . import constants, container_values as values, desugar, fence, idioms, parse, resolve
+from .known_kinds import namespace
 
 
 class NotOpened(Exception):
@@ -47,8 +48,10 @@ def opens(owner, call):
     returns = [n for n in nodes.walk(tree) if isinstance(n, gast.Return)]
     dicts = _dict_names(tree)
     if any(isinstance(r.value, (gast.Dict, gast.DictComp)) or
-           isinstance(r.value, gast.Name) and r.value.id in dicts for r in returns):
-        return True
+           isinstance(r.value, gast.Name) and r.value.id in dicts or
+           isinstance(r.value, gast.Call) and values.class_fields(_named(func, r.value.func))
+           for r in returns):
+        return True  # (a dict, a NamedTuple or a dataclass returned)
     tuples = [isinstance(r.value, gast.Tuple) for r in returns]
     if any(tuples) and not all(tuples):
         return True
@@ -58,6 +61,15 @@ def opens(owner, call):
     passed_on = _passed_on(tree)
     return any(getattr(owner.container(arg, None), "kind", None) == "dict" and
                name in passed_on for name, arg in bound.items())
+
+
+def _named(func, node):
+    """What the dotted name `node` names in `func`'s module and closure, or None."""
+    chain = nodes.dotted_parts(node) or [None]
+    value = namespace(func).get(chain[0])
+    for part in chain[1:]:
+        value = getattr(value, part, None)
+    return value
 
 
 def open_call(owner, call, like):

@@ -119,6 +119,18 @@ def definition_of(function):
         else None
 
 
+def class_fields(cls):
+    """The fields a call of the class `cls` sets, in order, when it makes a record s2sad holds
+    (a NamedTuple, or a dataclass whose fields are all set by __init__), else None."""
+    if not isinstance(cls, type):
+        return None
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return tuple(cls._fields)
+    if dataclasses.is_dataclass(cls) and all(f.init for f in dataclasses.fields(cls)):
+        return tuple(f.name for f in dataclasses.fields(cls))
+    return None
+
+
 def is_cell(record, field, value):
     """Whether `record.field` (holding `value`) is passed as a cell: a number or a bool that a
     method of the record's class assigns. Generated code reads it as `cell[0]` and writes it

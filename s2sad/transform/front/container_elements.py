@@ -7,9 +7,11 @@ an expression makes or names, the element a subscript reads, and the ints and ke
 
 Each function takes the containers pass (`owner`: its `held`, `known`, `report`, ...).
 """
+import inspect
+
 import gast
 
-from .. import facts, nodes
+from .. import facts, nodes, template
 from . import container_values as values
 
 
@@ -89,6 +91,8 @@ def container(owner, value, like):
         items = list(inner.items) if inner.kind != "dict" else \
             [gast.Constant(k, None) for k in inner.keys]
         return values.new(value.func.id, range(len(items)), items)
+    if isinstance(value, gast.Call) and values.class_fields(facts.REF.of(value)) is not None:
+        return _record(owner, value, like)   # Result(t, y, True): a NamedTuple or dataclass
     if isinstance(value, gast.Dict):
         keys = [owner.key(k, like) if k is not None else None for k in value.keys]
         if any(not isinstance(k, str) for k in keys):
@@ -199,3 +203,23 @@ def joined(run, value, like):
     items = [item if isinstance(item, values.Container) else nodes.clone(item)
              for part in parts for item in part.items]
     return values.new(parts[0].kind if parts else "tuple", range(len(items)), items)
+
+
+def _record(owner, call, like):
+    """`Result(t, y, True)`: a record Container of its fields, each argument bound to its
+    field as the class binds it (keywords, defaults)."""
+    cls = facts.REF.of(call)
+    fields = values.class_fields(cls)
+    try:
+        bound = inspect.signature(cls).bind(*call.args, **{k.arg: k.value for k in
+                                                          call.keywords})
+    except TypeError as error:
+        owner.report(call, f"{cls.__name__}(...) is called with arguments it does not take: "
+                     f"{error}", fix="pass one argument per field")
+        return None
+    bound.apply_defaults()
+    items = [owner.container(v, like) or owner.expression(v, like) if isinstance(v, gast.AST)
+             else template.as_node(v) for v in (bound.arguments[f] for f in fields)]
+    made = values.new("record", fields, items)
+    made.fields, made.typename = fields, f"{cls.__module__}.{cls.__qualname__}"
+    return made

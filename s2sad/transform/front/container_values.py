@@ -9,7 +9,7 @@ import numpy
 
 from .. import facts, nodes
 from . import library_calls, parse
-from .container_cells import cell_names, cell_read, is_cell_spec
+from .container_cells import cell_names, cell_read, class_fields, is_cell_spec
 
 # NumPy functions taking a sequence of arrays first: spelt with a tuple of the elements.
 SEQUENCE_FUNCTIONS = {"numpy.stack", "numpy.array", "numpy.asarray", "numpy.concatenate",
@@ -472,7 +472,9 @@ def same(a, b):
 
 def makes(node):
     return isinstance(node, (gast.List, gast.Dict, gast.Tuple)) or \
-        isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]
+        isinstance(node, gast.Call) and (nodes.dotted_parts(node.func) == ["dict"] or
+                                         class_fields(facts.REF.of(node)) is not None)
+
 
 
 def identifier(key):
@@ -497,8 +499,9 @@ def interesting(node):
     """A node that makes or unpacks a container."""
     if isinstance(node, (gast.List, gast.Dict, gast.Starred)):
         return True
-    if isinstance(node, gast.Call) and nodes.dotted_parts(node.func) == ["dict"]:
-        return True
+    if isinstance(node, gast.Call) and (nodes.dotted_parts(node.func) == ["dict"] or
+                                        class_fields(facts.REF.of(node)) is not None):
+        return True   # (a dict, a NamedTuple or a dataclass made)
     if isinstance(node, gast.Call) and facts.USER.of(node) and \
             any(isinstance(a, gast.Tuple) or static_constant(a)
                 for a in node.args + [k.value for k in node.keywords]):

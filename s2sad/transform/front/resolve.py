@@ -199,8 +199,7 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             node.args = list(node.args) + [  # (then the constants f reads: the caller's too)
                 gast.copy_location(nodes.name(n), node) for n in found.nested_constants()]
             found = made()  # s2sad.grad(f) called inside: f's derivative, a generated function
-        found = stand_ins.stand_in(node, found, self.report)  # (odeint: s2sad's own)
-        found = parse.named(found)  # a lambda: named after the name it is bound to
+        found = parse.named(stand_ins.stand_in(node, found, self.report))  # (odeint; a lambda)
         facts.REF.put(node, found)
         name = canonical_name(found)
         if name is not None:
@@ -216,9 +215,9 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
             emitted = "_".join(chain)
             self.callees.setdefault(emitted, found)
             node.func = nodes.dotted(emitted, node.func)
-        elif self._importable(chain, found) is not None:
-            # no rule, no source (a cached helper, a library function): a constant where no
-            # argument carries a gradient; blocks.py reports it where one does
+        elif container_values.class_fields(found) is not None:
+            pass  # a NamedTuple or dataclass made: a container (containers.py holds it)
+        elif self._importable(chain, found) is not None:  # no rule, no source: run as it is
             emitted = "_".join(chain)
             self.externals.setdefault(emitted, (found, self._importable(chain, found)))
             node.func = nodes.dotted(emitted, node.func)
@@ -385,10 +384,11 @@ class _Resolver(resolve_values.Values, nodes.Transformer):
         return node
 
     def _local(self, node):
-        """A local name, or a subscript or attribute of one: what may hold a container."""
+        """What may hold a container: a local, a call of yours or a record's class, part of one."""
         while isinstance(node, (gast.Attribute, gast.Subscript)):
             node = node.value
-        return isinstance(node, gast.Name) and node.id in self.locals
+        return isinstance(node, gast.Name) and node.id in self.locals or facts.USER.of(node) or \
+            isinstance(node, gast.Call) and container_values.class_fields(facts.REF.of(node))
 
     def visit_Name(self, node):
         if not isinstance(node.ctx, gast.Load) or node.id in self.locals or facts.STATE.of(node):
