@@ -1,6 +1,6 @@
-"""What s2sad differentiates in place of `scipy.integrate.odeint`: an explicit Dormand–Prince
-5(4) solver with an error controller, written in the Python s2sad transforms, so that the
-gradient goes through its steps (docs/rules.md, "ODE solvers"):
+"""What s2sad differentiates in place of `scipy.integrate.odeint` and `solve_ivp`: explicit
+Dormand–Prince 5(4) solvers with an error controller, written in the Python s2sad transforms,
+so that the gradient goes through their steps (docs/rules.md, "ODE solvers"):
 
     def loss(A, y0, t):                         # s2sad.grad(loss) differentiates
         ys = odeint(func, y0, t, args=(A,))     # s2sad.integrate.odeint(func, y0, t, (A,))
@@ -12,10 +12,17 @@ that of the values the solver returns, exact for them. The step sizes the contro
 constants for the gradient (`s2sad.stop_gradient`): a step's size moves with the state only
 through the error estimate, whose derivative says nothing about the solution's.
 
-The values are the solution at the times `t` asked for, to the tolerances given (odeint's:
+odeint's values are the solution at the times `t` asked for, to the tolerances given (odeint's:
 rtol = atol = 1.49012e-8 unless said), not LSODA's numbers digit for digit: a call of the
 differentiated function returns these, and a call of your function runs scipy's solver.
+
+solve_ivp (method "RK45", `t_eval` given) takes scipy's own steps: its first step, tableau,
+error norm and controller, and its dense output at `t_eval`, so its values are scipy's up to
+rounding; there the controller is differentiated too, so the gradient is that of scipy's
+computation (it matches central differences of scipy's solve_ivp).
 """
+from typing import NamedTuple
+
 import numpy as np
 
 import s2sad
@@ -34,6 +41,8 @@ _B1, _B3, _B4, _B5, _B6 = 35.0 / 384.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 /
 _E1, _E3, _E4 = 71.0 / 57600.0, -71.0 / 16695.0, 71.0 / 1920.0
 _E5, _E6, _E7 = -17253.0 / 339200.0, 22.0 / 525.0, -1.0 / 40.0
 _MOST_STEPS = 100000   # between two output times: more means a stiff problem
+_SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0   # solve_ivp's step controller (RK45)
+_EXPONENT = -1.0 / 5.0                               # (its error estimate is of order 4)
 
 
 def odeint(func, y0, t, args=(), rtol=None, atol=None, h0=0.0, hmax=0.0, tfirst=False,
@@ -99,3 +108,117 @@ def _first_step(func, y, start, end, args, relative, absolute):
     rate_size = np.sqrt(np.mean((rate / scale) ** 2))
     h = 1e-6 if state_size < 1e-5 or rate_size < 1e-5 else 0.01 * state_size / rate_size
     return min(h, abs(end - start))
+
+
+class OdeResult(NamedTuple):
+    """What s2sad's solve_ivp returns: the fields of scipy's result that it follows."""
+    t: np.ndarray
+    y: np.ndarray
+    success: bool
+    status: int
+    message: str
+
+
+def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, dense_output=False, events=None,
+              vectorized=False, args=(), first_step=None, max_step=np.inf, rtol=1e-3,
+              atol=1e-6):
+    """scipy.integrate.solve_ivp with method="RK45" and `t_eval` given: scipy's steps (its
+    initial step, tableau, error norm and controller) and its dense output at `t_eval`, so the
+    values are scipy's up to rounding. Other methods, `events` and `dense_output` raise."""
+    if method != "RK45" or t_eval is None or events is not None or dense_output:
+        raise ValueError("s2sad differentiates solve_ivp with method='RK45' and t_eval given, "
+                         "without events or dense_output (docs/rules.md, ODE solvers)")
+    start, end = t_span[0] * 1.0, t_span[1] * 1.0
+    y = np.zeros(np.size(y0)) + y0
+    n = y.shape[0]
+    direction = 1.0 if end >= start else -1.0
+    out = np.zeros((n, len(t_eval)))
+    now = start
+    f = fun(now, y, *args)
+    if first_step is None:
+        h_abs = _rk45_first_step(fun, now, y, end, max_step, f, direction, rtol, atol, args)
+    else:
+        h_abs = first_step
+    j = 0
+    while direction * (end - now) > 0.0:
+        h_abs = min(h_abs, max_step)
+        accepted = False
+        rejected = False
+        while not accepted:
+            t_new = now + h_abs * direction
+            if direction * (t_new - end) > 0.0:
+                t_new = end
+            h = t_new - now
+            h_abs = abs(h)
+            k2 = fun(now + _C2 * h, y + h * (_A21 * f), *args)
+            k3 = fun(now + _C3 * h, y + h * (_A31 * f + _A32 * k2), *args)
+            k4 = fun(now + _C4 * h, y + h * (_A41 * f + _A42 * k2 + _A43 * k3), *args)
+            k5 = fun(now + _C5 * h, y + h * (_A51 * f + _A52 * k2 + _A53 * k3 + _A54 * k4),
+                     *args)
+            k6 = fun(now + h, y + h * (_A61 * f + _A62 * k2 + _A63 * k3 + _A64 * k4 +
+                                       _A65 * k5), *args)
+            moved = y + h * (_B1 * f + _B3 * k3 + _B4 * k4 + _B5 * k5 + _B6 * k6)
+            f_new = fun(now + h, moved, *args)
+            error = h * (_E1 * f + _E3 * k3 + _E4 * k4 + _E5 * k5 + _E6 * k6 + _E7 * f_new)
+            scale = atol + np.maximum(np.abs(y), np.abs(moved)) * rtol
+            size = _rms(error / scale)
+            if size < 1.0:
+                factor = _MAX_FACTOR if size == 0.0 else \
+                    min(_MAX_FACTOR, _SAFETY * size ** _EXPONENT)
+                if rejected:
+                    factor = min(1.0, factor)
+                h_abs = h_abs * factor
+                accepted = True
+            else:
+                h_abs = h_abs * max(_MIN_FACTOR, _SAFETY * size ** _EXPONENT)
+                rejected = True
+        while j < len(t_eval) and direction * (t_eval[j] - t_new) <= 0.0:
+            out[:, j] = _dense(y, h, (t_eval[j] - now) / h, f, k3, k4, k5, k6, f_new)
+            j = j + 1
+        now = t_new
+        y = moved
+        f = f_new
+    return OdeResult(t_eval * 1.0, out, True, 0,
+                     "The solver successfully reached the end of the integration interval.")
+
+
+def _dense(y, h, x, k1, k3, k4, k5, k6, k7):
+    """The step's dense output at x (0 at its start, 1 at its end): Shampine's quartic
+    interpolant of the Dormand-Prince pair, scipy's RK45.P, each stage weighed by
+    x (p0 + x (p1 + x (p2 + x p3)))."""
+    return y + h * (
+        _weight(x, 1.0, -8048581381 / 2820520608, 8663915743 / 2820520608,
+                -12715105075 / 11282082432) * k1 +
+        _weight(x, 0.0, 131558114200 / 32700410799, -68118460800 / 10900136933,
+                87487479700 / 32700410799) * k3 +
+        _weight(x, 0.0, -1754552775 / 470086768, 14199869525 / 1410260304,
+                -10690763975 / 1880347072) * k4 +
+        _weight(x, 0.0, 127303824393 / 49829197408, -318862633887 / 49829197408,
+                701980252875 / 199316789632) * k5 +
+        _weight(x, 0.0, -282668133 / 205662961, 2019193451 / 616988883,
+                -1453857185 / 822651844) * k6 +
+        _weight(x, 0.0, 40617522 / 29380423, -110615467 / 29380423,
+                69997945 / 29380423) * k7)
+
+
+def _weight(x, p0, p1, p2, p3):
+    return x * (p0 + x * (p1 + x * (p2 + x * p3)))
+
+
+def _rms(x):
+    return np.sqrt(np.sum(x * x) / x.shape[0])
+
+
+def _rk45_first_step(fun, start, y, end, max_step, f, direction, rtol, atol, args):
+    """scipy's first step for RK45 (Hairer, Nørsett and Wanner's rule, with the rates' change
+    over a trial step)."""
+    span = abs(end - start)
+    scale = atol + np.abs(y) * rtol
+    d0, d1 = _rms(y / scale), _rms(f / scale)
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    h0 = min(h0, span)
+    f1 = fun(start + h0 * direction, y + h0 * direction * f, *args)
+    d2 = _rms((f1 - f) / scale) / h0
+    h1 = max(1e-6, h0 * 1e-3) if d1 <= 1e-15 and d2 <= 1e-15 else \
+        (0.01 / max(d1, d2)) ** (1.0 / 5.0)
+    return min(100.0 * h0, h1, span, max_step)

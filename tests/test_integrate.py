@@ -1,12 +1,14 @@
-"""scipy.integrate.odeint inside a differentiated function (issue 50): s2sad differentiates
-its own Dormand-Prince solver (s2sad/integrate.py) step by step in odeint's place. Its values
-agree with scipy's to the tolerances asked for; its gradient with central differences of the
-function as written (scipy's solver) to about those tolerances, and JIT on == JIT off."""
+"""scipy.integrate.odeint and solve_ivp inside a differentiated function (issue 50): s2sad
+differentiates its own Dormand-Prince solvers (s2sad/integrate.py) step by step in their place.
+odeint's values agree with scipy's to the tolerances asked for, its gradient with central
+differences of the function as written (scipy's LSODA) to about those tolerances; solve_ivp's
+RK45 takes scipy's own steps, so values and gradient are those of scipy's computation. JIT on ==
+JIT off."""
 import warnings
 
 import numpy as np
 import pytest
-from scipy.integrate import odeint
+from scipy.integrate import odeint, solve_ivp
 
 import s2sad
 from gradcheck import SAME, assert_close, finite_difference
@@ -109,3 +111,47 @@ def test_an_argument_the_solver_does_not_take_is_a_located_error():
     text = str(error.value)
     assert "scipy.integrate.odeint is called with an argument" in text
     assert "full_output" in text and "test_integrate.py" in text
+
+
+def driven(t, y, A):
+    return np.dot(y ** 3, A) + 0.1 * np.sin(t)
+
+
+EVAL = np.linspace(0.0, 1.5, 13)
+
+
+def ivp_energy(A, y0):
+    solution = solve_ivp(driven, (0.0, 1.5), y0, t_eval=EVAL, args=(A,), rtol=1e-6, atol=1e-9)
+    return np.sum(solution.y ** 2)
+
+
+def ivp_first_row(A, y0):
+    """solve_ivp's default tolerances, a field of the call read at once."""
+    return np.sum(solve_ivp(driven, (0.0, 1.5), y0, t_eval=EVAL, args=(A,)).y[0])
+
+
+Y0 = np.array([1.2, 0.1])
+
+
+def test_solve_ivp_takes_scipys_steps():
+    from s2sad import integrate
+    for options in ({}, {"rtol": 1e-6, "atol": 1e-9}):
+        theirs = solve_ivp(driven, (0.0, 1.5), Y0, t_eval=EVAL, args=(A,), **options)
+        ours = integrate.solve_ivp(driven, (0.0, 1.5), Y0, t_eval=EVAL, args=(A,), **options)
+        assert_close(ours.y, theirs.y, rtol=1e-12)
+        assert_close(ours.t, theirs.t, rtol=0.0)
+
+
+@pytest.mark.parametrize("f, rtol", [(ivp_energy, 1e-7), (ivp_first_row, 1e-5)])
+def test_the_gradient_of_solve_ivp_is_that_of_scipys_computation(f, rtol):
+    compiled = s2sad.value_and_grad(f, wrt=(0, 1), jit=True)
+    python = s2sad.value_and_grad(f, wrt=(0, 1), jit=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)   # it compiles
+        value, (dA, dy0) = compiled(A, Y0)
+    value_py, (dA_py, dy0_py) = python(A, Y0)
+    assert value == pytest.approx(f(A, Y0), rel=1e-12)
+    assert_close(dA_py, finite_difference(f, [A, Y0], 0), rtol=rtol)
+    assert_close(dy0_py, finite_difference(f, [A, Y0], 1), rtol=rtol)
+    assert_close(dA, dA_py, rtol=SAME)
+    assert_close(dy0, dy0_py, rtol=SAME)

@@ -112,6 +112,8 @@ def _follow(owner, source, bound, call, like):
         owner.taken.add(renames[name])
     nodes.rename(tree, renames)
     for name, argument in bound.items():   # the parameters, bound to the arguments
+        if isinstance(argument, gast.Constant) and callable(argument.value):
+            continue  # (a function given: resolve.py bound its calls, in _front)
         before = owner.out
         made = owner.statement(gast.copy_location(
             gast.Assign([nodes.name(renames[name], store=True)], argument, None), like))

@@ -166,7 +166,8 @@ class Reads(nodes.Transformer):
     def visit_Attribute(self, node):
         owner = self.owner
         made = owner.container(node.value, self.like) if isinstance(
-            node.value, (gast.Name, gast.Attribute, gast.Subscript)) else None
+            node.value, (gast.Name, gast.Attribute, gast.Subscript)) or makes(node.value) or \
+            isinstance(node.value, gast.Call) and facts.USER.of(node.value) else None
         if made is not None:
             found = made.attribute(node.attr)
             if found is None:

@@ -17,7 +17,9 @@ from .. import template
 
 # (module, name) of the library function -> (its public name, module and name of its stand-in)
 _STAND_INS = {("scipy.integrate._odepack_py", "odeint"):
-              ("scipy.integrate.odeint", "s2sad.integrate", "odeint")}
+              ("scipy.integrate.odeint", "s2sad.integrate", "odeint"),
+              ("scipy.integrate._ivp.ivp", "solve_ivp"):
+              ("scipy.integrate.solve_ivp", "s2sad.integrate", "solve_ivp")}
 
 
 def stand_in(call, found, report):
