@@ -381,6 +381,17 @@ def _settled(p, dt):
     return Oscillator(p.k, p.damping, p.state - dt * p.k * p.state)
 
 
+def layers_by_index(params, x):
+    """A list of (W, b) layers indexed by ints known only when the function runs (issue 50):
+    each leaf picked by the index."""
+    order = np.array([2, 0, 1, 2, 1])
+    h = x
+    for k in range(len(order)):
+        W, b = params[order[k]]
+        h = np.tanh(W @ h + b)
+    return np.sum(h ** 2) + np.sum(params[-1 - order[0] % 2][1])
+
+
 def nested_tree(model, x):
     h = x
     for layer in model["layers"]:
@@ -434,6 +445,8 @@ CASES += [
     (dataclass_fields, lambda rng: (Oscillator(rng.uniform(0.5, 1.0), rng.uniform(0.0, 0.3),
                                                rng.normal(size=3)), 0.1), 0),
     (affine_step, lambda rng: (rng.normal(size=3), rng.normal(size=3)), (0, 1)),
+    (layers_by_index, lambda rng: ([(0.5 * rng.normal(size=(3, 3)), rng.normal(size=3))
+                                    for _ in range(3)], rng.normal(size=3)), (0, 1)),
     (nested_tree, lambda rng: ({"layers": [(rng.normal(size=(3, 3)), rng.normal(size=3)),
                                            (rng.normal(size=(3, 3)), rng.normal(size=3))],
                                 "head": rng.normal(size=3), "scale": rng.normal()},

@@ -168,20 +168,50 @@ def element(owner, node, like):
                         f"(it has {', '.join(map(repr, made.keys))})", fix="check the key")
             return nodes.constant(0.0)
         return found
-    if made.kind == "dict" or any(isinstance(i, values.Container) for i in made.items):
+    if made.kind == "dict" or not _alike(made.items):
         owner.report(node, "a container is indexed by a value known only when the function "
-                    "runs", fix="index it with a constant or an unrolled loop's variable")
+                    "runs", why="its elements are containers of different structures (or it "
+                    "is a dict): s2sad picks an element's leaves by the index, one by one",
+                    fix="index it with a constant or an unrolled loop's variable")
         return nodes.constant(0.0)
     index = owner.expression(node.slice, like)
-    count = len(made.items)
-    chosen = nodes.clone(made.items[-1])
+    if isinstance(index, gast.Name) or isinstance(index, gast.Constant):
+        return _picked(made.items, index, node)
+    held = owner.fresh("_index")  # (computed once, read by every leaf's pick)
+    owner.emit(nodes.assign(held, index), like)
+    return _picked(made.items, nodes.name(held), node)
+
+
+def _alike(items):
+    """Whether run-time indexing can pick among `items`: all atoms, or all containers of one
+    structure (a list of (W, b) layers), their leaves picked one by one."""
+    if not any(isinstance(i, values.Container) for i in items):
+        return True
+    return all(isinstance(i, values.Container) and i.kind == items[0].kind and
+               i.keys == items[0].keys for i in items) and \
+        all(_alike([i.items[j] for i in items]) for j in range(len(items[0].items)))
+
+
+def _picked(items, index, like):
+    """items[index] for an index known when the function runs: for atoms, a chain of
+    conditional expressions (the last item when no test holds); for containers of one
+    structure, the container of their leaves picked one by one."""
+    if isinstance(items[0], values.Container):
+        first = items[0]
+        picked = values.Container(first.kind, first.keys, [
+            _picked([i.items[j] for i in items], index, like)
+            for j in range(len(first.items))], first.fields, first.typename)
+        picked.fresh = True
+        return picked
+    count = len(items)
+    chosen = nodes.clone(items[-1])
     for k in range(count - 2, -1, -1):  # the last element when no test holds
         test = gast.BoolOp(gast.Or(), [
             gast.Compare(nodes.clone(index), [gast.Eq()], [gast.Constant(k, None)]),
             gast.Compare(nodes.clone(index), [gast.Eq()], [
                 gast.UnaryOp(gast.USub(), gast.Constant(count - k, None))])])
-        chosen = gast.IfExp(test, nodes.clone(made.items[k]), chosen)
-    return gast.copy_location(chosen, node)
+        chosen = gast.IfExp(test, nodes.clone(items[k]), chosen)
+    return gast.copy_location(chosen, like)
 
 
 def joined(run, value, like):
