@@ -118,3 +118,4 @@ digest: $(STAMP)
 # tests/EXTERNAL_CORPUS.md (ARGS: --only NAME, --package NAME, --jit-off-only, --timeout S).
 corpus: $(STAMP)
 	$(PY) tests/external_corpus.py $(ARGS)
+	test -z "$(ADBENCH)" || $(PY) tests/adbench_corpus.py --adbench $(ADBENCH)

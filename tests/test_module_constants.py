@@ -151,3 +151,15 @@ def test_nested_grads_of_a_lambda_over_closure_data(jit):
     import scipy.optimize
     root = scipy.optimize.newton(derivative, 1.5, fprime=s2sad.grad(derivative, jit=jit))
     assert abs(derivative(root)) < 1e-8
+
+
+def through_another_module(u):
+    """A function of another module, called through it, reading that module's arrays."""
+    return tables.module_stencil(u) * np.sum(GAIN)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_a_function_called_through_its_module_gets_its_constants(jit):
+    u = np.array([0.3, -0.4, 0.8, 0.1, -0.6])
+    gradient = s2sad.grad(through_another_module, jit=jit)(u)
+    assert_close(gradient, finite_difference(through_another_module, [u], 0))

@@ -97,6 +97,9 @@ def _collect(func, found, seen, specs):
                 _add_container(found, specs, f"{module_name}_{name}",
                                _key_reader(module.__dict__, name), value,
                                id(module.__dict__), func)
+            elif is_user_function(value) and getattr(value, "__module__", None) == \
+                    module.__name__:  # `mod.objective(x)`: what it reads, its caller passes
+                _collect(value, found, seen, specs)
 
 
 def _add_container(found, specs, name, reader, value, holder, func):
