@@ -12,7 +12,10 @@ The ports, written into a temporary directory:
   objective is taken as written: `cross` (without autograd's `@primitive` and the gradients
   autograd needs for its in-place writes) and the section between "BA objective in Python" and
   "derivative extras".
-Not yet: LSTM and hand tracking, which ADBench writes for PyTorch only.
+- lstm, hand: src/python/modules/PyTorch/{lstm,hand}_objective.py, written for PyTorch, with
+  each torch call mapped to NumPy's one for one (TORCH: torch.cat -> np.concatenate,
+  torch.sigmoid -> scipy.special.expit, torch.transpose(a, i, j) and a.transpose(i, j) ->
+  swapaxes, a.clone() -> a.copy(), torch.float64 -> np.float64, the rest by name).
 
 Each objective, on a small random instance (float64): `s2sad.grad` JIT off and on (a fallback
 to Python fails the case), each against central finite differences of the ported function
@@ -23,6 +26,7 @@ per case and "N of M pass"; exits 1 when one fails.
 import argparse
 import importlib
 import os
+import re
 import sys
 import tempfile
 import warnings
@@ -47,6 +51,24 @@ def port_ba(adbench, target):
                 text.index("########## derivative extras")]
     with open(os.path.join(target, "adbench_ba.py"), "w") as stream:
         stream.write("import numpy as np\n\n\n" + cross + body)
+
+
+TORCH = [(r"^import torch$", "import numpy as np\nfrom scipy.special import expit"),
+         (r"torch\.float64", "np.float64"),
+         (r"torch\.transpose\(", "np.swapaxes("), (r"\.transpose\(", ".swapaxes("),
+         (r"\.clone\(\)\.detach\(\)", ".copy()"), (r"\.clone\(\)", ".copy()"),
+         (r"torch\.cat\(", "np.concatenate("), (r"torch\.sigmoid\(", "expit("),
+         (r"torch\.(tanh|log|exp|sqrt|sin|cos|sum|stack|zeros|ones|eye)\(", r"np.\1(")]
+
+
+def port_torch(name):
+    def port(adbench, target):
+        text = _read(adbench, f"src/python/modules/PyTorch/{name}_objective.py")
+        for pattern, replacement in TORCH:
+            text = re.sub(pattern, replacement, text, flags=re.M)
+        with open(os.path.join(target, f"adbench_{name}.py"), "w") as stream:
+            stream.write(text)
+    return port
 
 
 def _read(adbench, path):
@@ -78,8 +100,42 @@ def ba_case(module):
     return loss, (cams, X, w)
 
 
+def lstm_case(module):
+    rng = np.random.default_rng(2)
+    layers, width, length = 2, 3, 4
+    state, sequence = rng.normal(size=(2 * layers, width)), rng.normal(size=(length, width))
+    return (lambda main, extra: module.lstm_objective(main, extra, state, sequence)), \
+        (0.5 * rng.normal(size=(2 * layers, 4 * width)), 0.5 * rng.normal(size=(3, width)))
+
+
+def hand_case(module):
+    rng = np.random.default_rng(3)
+    bones, vertices, points = 22, 30, 10   # (to_pose_params fills 25 rows: 22 bones)
+
+    def rigid():
+        m = np.eye(4)
+        m[:3, :3], m[:3, 3] = np.linalg.qr(rng.normal(size=(3, 3)))[0], 0.2 * rng.normal(size=3)
+        return m
+    parents = np.array([-1] + [rng.integers(0, i) for i in range(1, bones)])
+    relatives = np.stack([rigid() for _ in range(bones)])
+    inverses = np.stack([rigid() for _ in range(bones)])
+    positions = np.concatenate([rng.normal(size=(vertices, 3)), np.ones((vertices, 1))], axis=1)
+    weights = rng.uniform(size=(vertices, bones))
+    weights /= weights.sum(1, keepdims=True)
+    targets = rng.normal(size=(points, 3))
+    matched = rng.integers(0, vertices, points).astype(float)
+
+    def loss(theta):
+        errors = module.hand_objective(theta, bones, parents, relatives, inverses, positions,
+                                       weights, 1.0, targets, matched)
+        return np.sum(errors ** 2)
+    return loss, (0.3 * rng.normal(size=26),)
+
+
 CASES = {"gmm": (port_gmm, "adbench_gmm", gmm_case),
-         "ba": (port_ba, "adbench_ba", ba_case)}
+         "ba": (port_ba, "adbench_ba", ba_case),
+         "lstm": (port_torch("lstm"), "adbench_lstm", lstm_case),
+         "hand": (port_torch("hand"), "adbench_hand", hand_case)}
 
 
 def finite_differences(f, args, position, step=1e-6):
@@ -154,7 +210,7 @@ def main(argv=None):
         results[name] = run(name, target)
         print(f"adbench {name}: {results[name]}", flush=True)
     passed = sum(r.startswith("pass") for r in results.values())
-    print(f"\nadbench: {passed} of {len(results)} pass (LSTM and hand tracking not yet ported)")
+    print(f"\nadbench: {passed} of {len(results)} pass")
     return 0 if passed == len(results) else 1
 
 

@@ -142,7 +142,7 @@ def type_placeholders(body):
     Every element of the list has one shape, so the rank is one more than that of any one
     value appended whose rank `mark`'s facts show (the loop's fixpoint cannot: the rows are
     read back in the loop). Where none shows, it stays None (the primal copy calls no such
-    helper)."""
+    helper). Returns the placeholders' names."""
     statements = [s for lst in nodes.statement_lists(gast.Module(body, [])) for s in lst]
     definitions = {}
     for statement in statements:
@@ -167,14 +167,17 @@ def type_placeholders(body):
                 return found
         return None
 
+    names = set()
     for placeholder in filter(container_buffers.is_placeholder, statements):
         name = placeholder.targets[0].id
+        names.add(name)
         found = rank(name, {name})
         if found:
             empty = gast.Call(nodes.dotted("numpy.empty"), [gast.Tuple(
                 [gast.Constant(0, None)] * found, gast.Load())], [])
             facts.REF.put(empty, numpy.empty)
             placeholder.value = empty
+    return names
 
 
 def _unpacked(statement, parts):

@@ -82,7 +82,9 @@ class _Reverse:
 
     def build(self, adjoint_name, kinds):
         kinds_module.mark(self.body, *kinds[:3], results=returns.of_call)
-        kinds_module.type_placeholders(self.body)
+        # lists made at their first append: the value before it (no rows) has no adjoint to
+        # zero where a branch makes them, and rt.zeros_like of None would not type
+        self.placeholders = kinds_module.type_placeholders(self.body)
         aliases.check(self.source, self.body + [self.returned], self.namer.given)
         seeded = self._seed_return()
         backward = self._backward_block(self.body)
@@ -177,7 +179,8 @@ class _Reverse:
             self.adjoints.restore(entry)
             code = self._backward_block(side)
             self.adjoints.out = code
-            self.adjoints.canonical(live, zero=live, private=private, scalars=scalars)
+            self.adjoints.canonical(live, zero=live - self.placeholders, private=private,
+                                    scalars=scalars)
             branches.append(code)
         self.adjoints.keep_only(live, drop=touched)
         return before + [_Marker("if", statement, *branches)]
