@@ -157,6 +157,23 @@ def appended_in_both_branches(relatives):
     return np.sum(np.stack(absolutes) ** 2)
 
 
+def absolutes_of_products(relatives):
+    """appended_in_both_branches as a callee given a stack it cannot tell the rank of (ADBench
+    hand tracking: its list is None until the first append, and stays untyped)."""
+    products = np.stack([relatives[i] @ relatives[-1 - i] for i in range(len(PARENTS))])
+    return np.sum(_absolutes(products) ** 2)
+
+
+def _absolutes(relatives):
+    absolutes = []
+    for i in range(len(PARENTS)):
+        if PARENTS[i] == -1:
+            absolutes.append(relatives[i])
+        else:
+            absolutes.append(absolutes[PARENTS[i]] @ relatives[i])
+    return np.stack(absolutes)
+
+
 def filtered_comprehension(x):
     """Rows appended on some trips only: the array has room for one per trip, cut after."""
     kept = np.array([v * np.sin(v) for v in x if v > -0.5])
@@ -303,6 +320,7 @@ CASES += [
     (max_min_of_many, _vec4, 0),
     (appended_in_both_branches, lambda r: (0.5 * r.normal(size=(5, 3, 3)),), 0),
     (filtered_comprehension, lambda r: (np.array([0.3, -0.9, 1.2, -0.2, 0.8]),), 0),
+    (absolutes_of_products, lambda r: (0.5 * r.normal(size=(5, 3, 3)),), 0),
     (appended_by_path, lambda r: (r.normal(size=(6, 2)), np.array([0, 1, -1, 0, 1, -1])), 0),
     (unpack_into_rows, lambda r: (r.normal(size=(2, 3)), r.normal(size=3)), (0, 1)),
     (enumerate_zip, lambda rng: (rng.normal(size=4), rng.normal(size=5)), (0, 1)),
