@@ -477,7 +477,6 @@ def makes(node):
                                          class_fields(facts.REF.of(node)) is not None)
 
 
-
 def identifier(key):
     return str(key) if isinstance(key, int) and key >= 0 else \
         "".join(c if c.isalnum() else "_" for c in str(key))
@@ -500,8 +499,7 @@ def interesting(node):
     """A node that makes or unpacks a container."""
     if isinstance(node, (gast.List, gast.Dict, gast.Starred)):
         return True
-    if isinstance(node, gast.Call) and (nodes.dotted_parts(node.func) == ["dict"] or
-                                        class_fields(facts.REF.of(node)) is not None):
+    if isinstance(node, gast.Call) and makes(node):
         return True   # (a dict, a NamedTuple or a dataclass made)
     if isinstance(node, gast.Call) and facts.USER.of(node) and \
             any(isinstance(a, gast.Tuple) or static_constant(a)
