@@ -142,7 +142,15 @@ def test_solve_ivp_takes_scipys_steps():
         assert_close(ours.t, theirs.t, rtol=0.0)
 
 
-@pytest.mark.parametrize("f, rtol", [(ivp_energy, 1e-7), (ivp_first_row, 1e-5)])
+def test_at_solve_ivps_default_tolerances_too():
+    """(JIT off only: the compiled steps are checked at tight tolerances below.)"""
+    value, (dA, dy0) = s2sad.value_and_grad(ivp_first_row, wrt=(0, 1), jit=False)(A, Y0)
+    assert value == pytest.approx(ivp_first_row(A, Y0), rel=1e-12)
+    assert_close(dA, finite_difference(ivp_first_row, [A, Y0], 0), rtol=1e-5)
+    assert_close(dy0, finite_difference(ivp_first_row, [A, Y0], 1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("f, rtol", [(ivp_energy, 1e-7)])
 def test_the_gradient_of_solve_ivp_is_that_of_scipys_computation(f, rtol):
     compiled = s2sad.value_and_grad(f, wrt=(0, 1), jit=True)
     python = s2sad.value_and_grad(f, wrt=(0, 1), jit=False)
