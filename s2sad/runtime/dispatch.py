@@ -171,6 +171,7 @@ def install():
     blas_modules.load_alone()   # BLAS and LAPACK for Numba without the rest of scipy.linalg
     _cheaper_error_messages()
     _indexed_ranges()
+    syntax_lock.guard_numba()   # (Numba's own trees, built while compiling)
 
 
 def _indexed_ranges():
