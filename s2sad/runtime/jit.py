@@ -29,8 +29,8 @@ import numpy
 
 from s2sad.errors import Diagnostic, Location, S2sadWarning, UserError
 
-from . import (cache, cached_calls, dispatch, numba_cache, numpy_cached, rt, syntax_lock,
-               tier_policy, tiers, tracing)
+from . import (cache, cached_calls, calls_by_symbol, dispatch, numba_cache, numpy_cached, rt,
+               syntax_lock, tier_policy, tiers, tracing)
 
 PY, JIT = "py", "jit"
 TIERED = "tiered"   # Runner.jit: Python first, compiled in the background (tiers.py)
@@ -127,7 +127,24 @@ def _compile_lazily(module, name):
         if isinstance(value, types.FunctionType) and value.__module__ == name:
             dispatcher = numba.njit(cache=cacheable, parallel=attribute in parallel)(value)
             numba_cache.check_files(dispatcher)
+            calls_by_symbol.make_dispatcher(dispatcher, module.__file__, attribute,
+                                            ensure_compiled)
             setattr(module, attribute, dispatcher)
+
+
+def ensure_compiled(path, attribute, argtypes):
+    """Compile (or load) `attribute` of the generated file `path` for `argtypes`: what Numba
+    runs before it loads, from its cache, a caller that calls it by symbol
+    (calls_by_symbol.py). Raises, rather than let LLVM abort the process on a missing symbol,
+    if the symbol is not defined after it."""
+    import llvmlite.binding as llvm
+    if not os.path.exists(path):   # (its cache directory failed over: look where files went)
+        found = [os.path.join(d, os.path.basename(path)) for d in cache.directories()]
+        path = next((p for p in found if os.path.exists(p)), path)
+    getattr(load(path, JIT), attribute).compile(argtypes)
+    if not llvm.address_of_symbol(calls_by_symbol.symbol(path, attribute, argtypes)):
+        raise RuntimeError(f"s2sad: {os.path.basename(path)}:{attribute} compiled for "
+                           f"{argtypes} defines no symbol")
 
 
 _numba_ready = [False]   # Numba imported and its registries refreshed in this process

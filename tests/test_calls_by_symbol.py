@@ -1,0 +1,136 @@
+"""A large generated callee is called by its symbol, not linked into each caller
+(s2sad/runtime/calls_by_symbol.py): the caller's module declares it and holds no copy of it;
+a later process loads the caller from Numba's disk cache, its callee first; small callees are
+linked as before. Gradients against finite differences, JIT on == off."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from s2sad.runtime import calls_by_symbol
+
+from gradcheck import check_gradient
+
+
+# (each returns in two places, so that s2sad keeps it a call rather than inlining it)
+def inner(x, w):
+    if x[0] > 100.0:
+        return np.sum(x)
+    h = np.tanh(x * w)
+    return np.sum(h * h) + np.sum(np.sin(w) * x)
+
+
+def middle(x, w):
+    if w[0] > 100.0:
+        return np.sum(w)
+    return inner(x, w) * inner(w, x) + np.sum(x)
+
+
+def outer(x, w):
+    return middle(x, w) + 0.5 * inner(x + 1.0, w)
+
+
+def twice(x, w):   # (its own callee: a compiled form is registered once per process)
+    if x[0] > 100.0:
+        return np.sum(w)
+    return 2.0 * np.sum(np.tanh(x * w))
+
+
+def calls_twice(x, w):
+    return twice(x, w) + np.sum(x * x)
+
+
+def _args():
+    rng = np.random.default_rng(7)
+    return rng.normal(size=5), rng.normal(size=5)
+
+
+def _compiled_ir(directory, name):
+    """The LLVM IR of the compiled forms of generated function `name` made in `directory`."""
+    from s2sad.runtime import jit
+    for (path, flavour), module in list(jit._modules.items()):
+        dispatcher = getattr(module, name, None)
+        if flavour == jit.JIT and path.startswith(str(directory)) and dispatcher is not None:
+            return "\n".join(dispatcher.inspect_llvm().values())
+    raise AssertionError(f"{name} was not compiled in {directory}")
+
+
+def _declared(ir):
+    return [line for line in ir.splitlines() if line.startswith("declare") and "@_s2sad_" in line]
+
+
+def _callees_defined(ir):
+    return [line for line in ir.splitlines()
+            if line.startswith("define") and ("middle" in line or "inner" in line)]
+
+
+
+def test_symbol_is_the_same_in_every_process():
+    import numba
+    types = (numba.typeof(np.ones(3)), numba.float64)
+    assert calls_by_symbol.symbol("/a/f__d_x__0123.py", "df", types) == \
+        calls_by_symbol.symbol("/b/f__d_x__0123.py", "df", types)
+    assert calls_by_symbol.symbol("/a/f__d_x__0123.py", "df", types) != \
+        calls_by_symbol.symbol("/a/f__d_x__0123.py", "df", types[:1])
+
+
+def test_large_callees_are_called_by_symbol(monkeypatch, tmp_path):
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(calls_by_symbol, "LINK_BELOW", 0)   # every callee counts as large
+    check_gradient(outer, _args(), (0, 1))
+    ir = _compiled_ir(tmp_path, "douter")
+    assert len(_declared(ir)) == 4, "the gradient calls its 4 callees by symbol"
+    assert not _callees_defined(ir), "and holds no copy of them"
+
+
+def test_small_callees_are_still_linked(monkeypatch, tmp_path):
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(calls_by_symbol, "LINK_BELOW", 10 ** 12)
+    check_gradient(calls_twice, _args(), (0,))
+    ir = _compiled_ir(tmp_path, "dcalls_twice")
+    assert not _declared(ir)
+    assert [line for line in ir.splitlines() if line.startswith("define") and "twice" in line
+            and "calls_twice" not in line], "dtwice is linked into it"
+
+
+PROBE = '''
+import json, sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+import s2sad
+from s2sad.runtime import calls_by_symbol
+calls_by_symbol.LINK_BELOW = 0
+import test_calls_by_symbol as here
+from numba.core import compiler
+compiled = []
+_compile_extra = compiler.compile_extra
+def spy(typingctx, targetctx, func, *args, **kwargs):
+    compiled.append(func.__qualname__)
+    return _compile_extra(typingctx, targetctx, func, *args, **kwargs)
+compiler.compile_extra = spy
+x, w = here._args()
+value = s2sad.grad(here.outer, wrt=(0, 1), jit=True)(x, w)
+print(json.dumps({{"gradient": [np.ravel(v).tolist() for v in value],
+                  "compiled": [c for c in compiled if c.startswith(("d", "outer", "middle",
+                                                                     "inner"))]}}))
+'''
+
+
+def test_a_later_process_loads_caller_and_callees_from_the_cache(tmp_path):
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE.format(tests=os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    env.pop("NUMBA_OPT", None)   # (Numba cannot cache some functions it compiles at level 0)
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              env=env, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    first, second = runs
+    assert first["compiled"], "the first process compiles the gradient and its callees"
+    assert second["compiled"] == [], "the second loads all of them from the cache"
+    assert second["gradient"] == first["gradient"]
