@@ -42,6 +42,19 @@ def calls_twice(x, w):
     return twice(x, w) + np.sum(x * x)
 
 
+def gp(log_ell, X, y):   # (rt's cholesky and solve gradients are large helpers)
+    d = X[:, None, :] - X[None, :, :]
+    K = np.exp(-0.5 * np.sum(d * d, axis=2) / np.exp(2.0 * log_ell)) + 0.1 * np.eye(X.shape[0])
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(L, y)
+    return alpha @ alpha + np.sum(np.log(np.diag(L)))
+
+
+def _gp_args():
+    rng = np.random.default_rng(3)
+    return 0.3, rng.normal(size=(6, 2)), rng.normal(size=6)
+
+
 def _args():
     rng = np.random.default_rng(7)
     return rng.normal(size=5), rng.normal(size=5)
@@ -57,8 +70,11 @@ def _compiled_ir(directory, name):
     raise AssertionError(f"{name} was not compiled in {directory}")
 
 
-def _declared(ir):
-    return [line for line in ir.splitlines() if line.startswith("declare") and "@_s2sad_" in line]
+def _declared(ir, prefix="@_s2sad_"):
+    """The generated functions (or with prefix "@_s2sad_rt_", rt's helpers) `ir` calls by
+    symbol."""
+    return [line for line in ir.splitlines() if line.startswith("declare") and prefix in line
+            and (prefix != "@_s2sad_" or "@_s2sad_rt_" not in line)]
 
 
 def _callees_defined(ir):
@@ -95,13 +111,21 @@ def test_small_callees_are_still_linked(monkeypatch, tmp_path):
             and "calls_twice" not in line], "dtwice is linked into it"
 
 
+def test_large_runtime_helpers_are_called_by_symbol(monkeypatch, tmp_path):
+    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(calls_by_symbol, "HELPER_LINK_BELOW", 0)
+    check_gradient(gp, _gp_args(), (0, 1))
+    assert _declared(_compiled_ir(tmp_path, "dgp"), "@_s2sad_rt_"), \
+        "rt's helpers are called by symbol"
+
+
 PROBE = '''
 import json, sys
 import numpy as np
 sys.path.insert(0, {tests!r})
 import s2sad
 from s2sad.runtime import calls_by_symbol
-calls_by_symbol.LINK_BELOW = 0
+calls_by_symbol.LINK_BELOW = calls_by_symbol.HELPER_LINK_BELOW = 0
 import test_calls_by_symbol as here
 from numba.core import compiler
 compiled = []
@@ -112,9 +136,10 @@ def spy(typingctx, targetctx, func, *args, **kwargs):
 compiler.compile_extra = spy
 x, w = here._args()
 value = s2sad.grad(here.outer, wrt=(0, 1), jit=True)(x, w)
+value += s2sad.grad(here.gp, wrt=(0, 1), jit=True)(*here._gp_args())
 print(json.dumps({{"gradient": [np.ravel(v).tolist() for v in value],
                   "compiled": [c for c in compiled if c.startswith(("d", "outer", "middle",
-                                                                     "inner"))]}}))
+                                                                     "inner", "gp"))]}}))
 '''
 
 

@@ -1,4 +1,5 @@
-"""Calls of a large generated function by its symbol, without Numba copying its code.
+"""Calls of large compiled functions (generated ones, rt's helpers) by symbol, without Numba
+copying their code into each caller.
 
 Numba compiles a call of one jitted function from another by linking the callee's whole LLVM
 module (the runtime helpers linked into it included) into the caller, where LLVM optimises it
@@ -17,15 +18,26 @@ A caller compiled so refers to its callee by name, also in Numba's disk cache: i
 "reload" step Numba runs before it loads the caller's machine code, a step that compiles (or
 loads) the callee first, so that the name is defined when the caller's code is loaded.
 
+rt's helpers are treated alike (`install_for_helpers`): Numba compiles an overload or a
+register_jitable of s2sad.runtime as a function of its own, once per argument types, and linked
+it into every caller too. A large one is called by symbol; its reload step types the overloaded
+function (the stub, pickled by reference) for the call's argument types again, which compiles
+or loads that implementation.
+
     -->  (a caller's LLVM IR, callee large)
     declare i32 @"_s2sad_get_skinned..._3f1c..."(...)      ; no copy of its body
 """
 import functools
 import hashlib
 import os
+import threading
 
-LINK_BELOW = 60_000   # bytes of a callee's LLVM bitcode under which it is linked (and inlined):
-# about 2.5k instructions. Above it, relinking costs more than the call (see docs/benchmarks.md)
+_RUNTIME = __name__.rpartition(".")[0] + "."    # "s2sad.runtime."
+LINK_BELOW = 60_000   # bytes of a generated callee's LLVM bitcode under which it is linked (and
+# inlined): about 2.5k instructions. A user function may be called in a hot loop; above this
+# its body costs far more than a call (docs/benchmarks.md)
+HELPER_LINK_BELOW = 20_000   # the same for rt's helpers: the GP's first call after an edit
+# 3.3 s linking all, 2.3 s from 20 kB, 2.1 s from 8 kB; loops' steady times the same
 
 
 def make_dispatcher(dispatcher, path, attribute, ensure_compiled):
@@ -76,8 +88,8 @@ def _export(dispatcher, cres):
         llvm.add_symbol(name, cres.library.get_pointer_to_function(cres.fndesc.mangled_name))
         if _bitcode_size(cres.library) < LINK_BELOW:
             return
-        impl = _call_by_symbol(cres.fndesc, name,
-                               functools.partial(ensure_compiled, path, attribute, argtypes))
+        step = functools.partial(ensure_compiled, path, attribute, argtypes)
+        impl = _call_by_symbol(cres.fndesc, name, lambda call_types: step)
         context = dispatcher.targetctx
         context.remove_user_function(cres.entry_point)     # Numba's call, which links
         context._defns[cres.entry_point].append(impl, impl.signature)
@@ -91,13 +103,14 @@ def _bitcode_size(library):
     return len(module.as_bitcode())
 
 
-def _call_by_symbol(fndesc, name, reload):
+def _call_by_symbol(fndesc, name, reload_for):
     """The lowering of a call of the compiled function `fndesc` through `name`: Numba's
-    `imputils.user_function` without the library to link."""
+    `imputils.user_function` without the library to link. `reload_for(argument types of the
+    call)` is the caller's reload step that defines `name` in a later process."""
     from numba.core import cgutils, imputils
 
     def call(context, builder, sig, args):
-        context.active_code_library._reload_init.add(reload)
+        context.active_code_library._reload_init.add(reload_for(tuple(sig.args)))
         fnty = context.call_conv.get_function_type(fndesc.restype, fndesc.argtypes)
         function = cgutils.get_or_insert_function(builder.module, fnty, name)
         context.call_conv.decorate_function(function, fndesc.args, fndesc.argtypes,
@@ -112,3 +125,92 @@ def _call_by_symbol(fndesc, name, reload):
     call.signature = fndesc.argtypes
     call.libs = ()
     return call
+
+
+def install_for_helpers():
+    """Call rt's large helpers by symbol too (once per process; dispatch.install)."""
+    if _helpers_installed:
+        return
+    _helpers_installed.append(True)
+    try:
+        from numba.core import dispatcher as numba_dispatcher
+        from numba.core.typing import templates
+        template_class = templates._OverloadFunctionTemplate
+        original_generic = template_class.generic
+        original_add = numba_dispatcher.Dispatcher.add_overload
+    except (ImportError, AttributeError):
+        return
+
+    def generic(template, args, kws):
+        # the overloaded function whose implementation is compiled meanwhile (nested: a stack)
+        stubs = _stubs()
+        stubs.append(type(template).key)   # (read on the instance, a function would bind)
+        try:
+            return original_generic(template, args, kws)
+        finally:
+            stubs.pop()
+
+    def add_overload(dispatcher, cres):
+        original_add(dispatcher, cres)
+        module = getattr(dispatcher.py_func, "__module__", None) or ""
+        stubs = _stubs()
+        if stubs and module.startswith(_RUNTIME) and not cres.objectmode:
+            _export_helper(dispatcher, cres, stubs[-1])
+
+    template_class.generic = generic
+    numba_dispatcher.Dispatcher.add_overload = add_overload
+
+
+_helpers_installed = []
+_typing = threading.local()
+
+
+def _stubs():
+    """The overloaded functions being typed in this thread, innermost last."""
+    if not hasattr(_typing, "stubs"):
+        _typing.stubs = []
+    return _typing.stubs
+
+
+def helper_symbol(py_func, argtypes):
+    """The symbol of an rt helper's implementation `py_func` compiled for `argtypes`, the same
+    in every process of one s2sad (closures of one `def` told apart by what they hold)."""
+    from . import cache, numba_cache
+    key = repr([py_func.__module__, py_func.__qualname__, numba_cache._closure_digest(py_func),
+                [str(t) for t in argtypes], cache.fingerprint()])
+    name = "".join(c if c.isalnum() else "_" for c in py_func.__qualname__)[:60]
+    return f"_s2sad_rt_{name}_{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def _export_helper(dispatcher, cres, stub):
+    try:
+        import pickle
+
+        import llvmlite.binding as llvm
+        name = helper_symbol(dispatcher.py_func, tuple(cres.signature.args))
+        llvm.add_symbol(name, cres.library.get_pointer_to_function(cres.fndesc.mangled_name))
+        if _bitcode_size(cres.library) < HELPER_LINK_BELOW:
+            return
+        pickle.dumps(stub)   # (the reload step names it: a stub pickle cannot name is linked)
+        context = dispatcher.targetctx
+        impl = _call_by_symbol(cres.fndesc, name,
+                               lambda call_types: functools.partial(_retyped, stub, name,
+                                                                    call_types))
+        context.remove_user_function(cres.entry_point)
+        context._defns[cres.entry_point].append(impl, impl.signature)
+    except Exception:   # noqa: BLE001 -- another Numba's internals, or no name: linked
+        return
+
+
+def _retyped(stub, name, argtypes):
+    """The reload step of a caller of an rt helper called by symbol: the overloaded `stub`
+    typed for `argtypes`, which compiles or loads the implementation that defines `name`."""
+    import llvmlite.binding as llvm
+    from numba.core.registry import cpu_target
+    if not llvm.address_of_symbol(name):   # (rt's overloads are installed: a generated file is
+        # loaded before any of its callers is)
+        context = cpu_target.typing_context
+        context.refresh()
+        context.resolve_function_type(context.resolve_value_type(stub), argtypes, {})
+    if not llvm.address_of_symbol(name):
+        raise RuntimeError(f"s2sad: {stub!r} typed for {argtypes} defines no {name}")

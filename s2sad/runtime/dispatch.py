@@ -50,7 +50,7 @@ import sys
 
 import numpy as np
 
-from . import blas_modules, syntax_lock, value_types
+from . import blas_modules, calls_by_symbol, syntax_lock, value_types
 
 _JITABLE = []          # plain functions Numba must be able to call
 _BY_TYPE = []          # (python function, dispatch, options)
@@ -172,6 +172,7 @@ def install():
     _cheaper_error_messages()
     _indexed_ranges()
     syntax_lock.guard_numba()   # (Numba's own trees, built while compiling)
+    calls_by_symbol.install_for_helpers()   # large helpers called, not linked into callers
 
 
 def _indexed_ranges():
