@@ -19,8 +19,10 @@ The ports, written into a temporary directory:
 
 Each objective, on a small random instance (float64): `s2sad.grad` JIT off and on (a fallback
 to Python fails the case), each against central finite differences of the ported function
-(relative 1e-6 of max(1, |d|)), on == off to 1e-12, and, where autograd is installed and can
-run the original (gmm), against autograd's gradient of the original (1e-9). Prints a line
+(relative 1e-6 of max(1, |d|)), on == off to 1e-12, and, where autograd is installed, GMM and
+BA against autograd's gradient of the original (1e-9; for BA, of its per-observation
+functions as ADBench's autograd benchmark takes them, with `cross.defgrad`, autograd's old API,
+in today's `defvjp`). Prints a line
 per case and "N of M pass"; exits 1 when one fails.
 """
 import argparse
@@ -47,10 +49,18 @@ def port_gmm(adbench, target):
 def port_ba(adbench, target):
     text = _read(adbench, "tools/Autograd/Autograd_ba.py")
     cross = text[text.index("def cross(a, b):"):text.index("def make_grad_cross_0")]
+    gradients = text[text.index("def make_grad_cross_0"):text.index("cross.defgrad(")]
     body = text[text.index("######### BA objective in Python"):
                 text.index("########## derivative extras")]
+    extras = text[text.index("def compute_w_err(w):"):text.index("compute_w_err_d =")]
     with open(os.path.join(target, "adbench_ba.py"), "w") as stream:
         stream.write("import numpy as np\n\n\n" + cross + body)
+    # the original for autograd's gradient: its `@primitive` cross and the gradients it gives
+    # cross with the old `cross.defgrad(g, argnum=k)`, spelled in today's API (defvjp)
+    with open(os.path.join(target, "adbench_ba_autograd.py"), "w") as stream:
+        stream.write("import autograd.numpy as np\nfrom autograd.extend import defvjp, primitive"
+                     "\n\n\n@primitive\n" + cross + gradients
+                     + "defvjp(cross, make_grad_cross_0, make_grad_cross_1)\n\n" + body + extras)
 
 
 TORCH = [(r"^import torch$", "import numpy as np\nfrom scipy.special import expit"),
@@ -84,7 +94,10 @@ def gmm_case(module):
     return (lambda a, m, i: module.gmm_objective(a, m, i, x, 1.0, 0)), (alphas, means, icf)
 
 
-def ba_case(module):
+def ba_case(module, xp=np, per_observation=False):
+    """per_observation: the loss summed from the original's compute_reproj_err and
+    compute_w_err, as ADBench's autograd benchmark differentiates them (its ba_objective writes
+    into np.empty, which autograd cannot differentiate)."""
     rng = np.random.default_rng(1)
     n, m, p = 3, 5, 8
     cams = rng.normal(size=(n, 11)) * 0.1
@@ -96,8 +109,13 @@ def ba_case(module):
 
     def loss(cams, X, w):
         errors, w_errors = module.ba_objective(cams, X, w, obs, feats)
-        return np.sum(errors ** 2) + np.sum(w_errors ** 2)
-    return loss, (cams, X, w)
+        return xp.sum(errors ** 2) + xp.sum(w_errors ** 2)
+
+    def loss_per_observation(cams, X, w):
+        total = sum(xp.sum(module.compute_reproj_err(cams[obs[i, 0]], X[obs[i, 1]], w[i],
+                                                     feats[i]) ** 2) for i in range(p))
+        return total + sum(module.compute_w_err(w[i]) ** 2 for i in range(p))
+    return loss_per_observation if per_observation else loss, (cams, X, w)
 
 
 def lstm_case(module):
@@ -155,16 +173,17 @@ def _worst(got, expected):
 
 def autograd_gradient(name, target, args):
     """autograd's gradient of the original objective, or None (autograd not installed, or
-    not for this case)."""
-    if name != "gmm":
+    not for this case: LSTM and hand tracking were written for PyTorch)."""
+    if name not in ("gmm", "ba"):
         return None
     try:
         import autograd
+        import autograd.numpy as anp
     except ImportError:
         return None
-    original = importlib.import_module("adbench_gmm_autograd")
-    func, _ = gmm_case(original)
-    return autograd.grad(func, (0, 1, 2))(*args)
+    original = importlib.import_module(f"adbench_{name}_autograd")
+    func, _ = gmm_case(original) if name == "gmm" else ba_case(original, anp, True)
+    return autograd.grad(func, tuple(range(len(args))))(*args)
 
 
 def run(name, target):
