@@ -1,6 +1,6 @@
-"""A large generated callee is called by its symbol, not linked into each caller
-(s2sad/runtime/calls_by_symbol.py): the caller's module declares it and holds no copy of it;
-a later process loads the caller from Numba's disk cache, its callee first; small callees are
+"""Large generated callees and rt helpers are called by their symbols, not linked into each
+caller (s2sad/runtime/calls_by_symbol.py): the caller's module declares them and holds no copy;
+a later process loads the caller from Numba's disk cache, its callees first; small callees are
 linked as before. Gradients against finite differences, JIT on == off."""
 import json
 import os
@@ -11,7 +11,7 @@ import numpy as np
 
 from s2sad.runtime import calls_by_symbol
 
-from gradcheck import check_gradient
+from gradcheck import assert_close, check_gradient, finite_difference
 
 
 # (each returns in two places, so that s2sad keeps it a call rather than inlining it)
@@ -82,7 +82,6 @@ def _callees_defined(ir):
             if line.startswith("define") and ("middle" in line or "inner" in line)]
 
 
-
 def test_symbol_is_the_same_in_every_process():
     import numba
     types = (numba.typeof(np.ones(3)), numba.float64)
@@ -90,15 +89,6 @@ def test_symbol_is_the_same_in_every_process():
         calls_by_symbol.symbol("/b/f__d_x__0123.py", "df", types)
     assert calls_by_symbol.symbol("/a/f__d_x__0123.py", "df", types) != \
         calls_by_symbol.symbol("/a/f__d_x__0123.py", "df", types[:1])
-
-
-def test_large_callees_are_called_by_symbol(monkeypatch, tmp_path):
-    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(calls_by_symbol, "LINK_BELOW", 0)   # every callee counts as large
-    check_gradient(outer, _args(), (0, 1))
-    ir = _compiled_ir(tmp_path, "douter")
-    assert len(_declared(ir)) == 4, "the gradient calls its 4 callees by symbol"
-    assert not _callees_defined(ir), "and holds no copy of them"
 
 
 def test_small_callees_are_still_linked(monkeypatch, tmp_path):
@@ -111,21 +101,13 @@ def test_small_callees_are_still_linked(monkeypatch, tmp_path):
             and "calls_twice" not in line], "dtwice is linked into it"
 
 
-def test_large_runtime_helpers_are_called_by_symbol(monkeypatch, tmp_path):
-    monkeypatch.setenv("S2SAD_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(calls_by_symbol, "HELPER_LINK_BELOW", 0)
-    check_gradient(gp, _gp_args(), (0, 1))
-    assert _declared(_compiled_ir(tmp_path, "dgp"), "@_s2sad_rt_"), \
-        "rt's helpers are called by symbol"
-
-
 PROBE = '''
 import json, sys
 import numpy as np
 sys.path.insert(0, {tests!r})
 import s2sad
 from s2sad.runtime import calls_by_symbol
-calls_by_symbol.LINK_BELOW = calls_by_symbol.HELPER_LINK_BELOW = 0
+calls_by_symbol.LINK_BELOW = calls_by_symbol.HELPER_LINK_BELOW = 0   # every one counts as large
 import test_calls_by_symbol as here
 from numba.core import compiler
 compiled = []
@@ -137,25 +119,43 @@ compiler.compile_extra = spy
 x, w = here._args()
 value = s2sad.grad(here.outer, wrt=(0, 1), jit=True)(x, w)
 value += s2sad.grad(here.gp, wrt=(0, 1), jit=True)(*here._gp_args())
+ir = here._compiled_ir({cache!r}, "douter"), here._compiled_ir({cache!r}, "dgp")
 print(json.dumps({{"gradient": [np.ravel(v).tolist() for v in value],
+                  "generated_declared": len(here._declared(ir[0])),
+                  "callees_defined": len(here._callees_defined(ir[0])),
+                  "helpers_declared": len(here._declared(ir[1], "@_s2sad_rt_")),
                   "compiled": [c for c in compiled if c.startswith(("d", "outer", "middle",
                                                                      "inner", "gp"))]}}))
 '''
 
 
-def test_a_later_process_loads_caller_and_callees_from_the_cache(tmp_path):
+def test_large_callees_and_helpers_are_called_by_symbol_and_loaded_from_the_cache(tmp_path):
+    """In processes of their own, optimised (Numba caches nothing it compiles at level 0, the
+    tests' setting, and only what it caches is called by symbol): the first compiles, the
+    second loads the gradient, its callees and rt's helpers from the caches."""
+    cache = tmp_path / "cache"
     script = tmp_path / "probe.py"
-    script.write_text(PROBE.format(tests=os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"),
-               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
-    env.pop("NUMBA_OPT", None)   # (Numba cannot cache some functions it compiles at level 0)
+    script.write_text(PROBE.format(tests=os.path.dirname(os.path.abspath(__file__)),
+                                   cache=str(cache)))
+    env = dict(os.environ, S2SAD_CACHE_DIR=str(cache), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    env.pop("NUMBA_OPT", None)
     runs = []
     for _ in range(2):
         done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                               env=env, timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    first, second = runs
-    assert first["compiled"], "the first process compiles the gradient and its callees"
+    first, second = runs   # (the IR is the first's: a function loaded from the cache has none)
+    assert first["generated_declared"] == 4, "douter calls its 4 callees by symbol"
+    assert first["callees_defined"] == 0, "and holds no copy of them"
+    assert first["helpers_declared"] > 0, "dgp calls rt's helpers by symbol"
+    assert first["compiled"], "the first process compiles the gradients and their callees"
     assert second["compiled"] == [], "the second loads all of them from the cache"
     assert second["gradient"] == first["gradient"]
+    x, w = _args()
+    got = [np.array(g) for g in first["gradient"]]
+    for k in (0, 1):
+        assert_close(got[k], finite_difference(outer, (x, w), k), what=f"outer d/d{k}")
+    for k, position in ((2, 0), (3, 1)):
+        expected = np.ravel(finite_difference(gp, _gp_args(), position))
+        assert_close(got[k], expected, what=f"gp d/d{position}")

@@ -86,7 +86,7 @@ def _export(dispatcher, cres):
         argtypes = tuple(cres.signature.args)
         name = symbol(path, attribute, argtypes)
         llvm.add_symbol(name, cres.library.get_pointer_to_function(cres.fndesc.mangled_name))
-        if _bitcode_size(cres.library) < LINK_BELOW:
+        if _bitcode_size(cres.library) < LINK_BELOW or not _cached(dispatcher, cres):
             return
         step = functools.partial(ensure_compiled, path, attribute, argtypes)
         impl = _call_by_symbol(cres.fndesc, name, lambda call_types: step)
@@ -95,6 +95,15 @@ def _export(dispatcher, cres):
         context._defns[cres.entry_point].append(impl, impl.signature)
     except Exception:   # noqa: BLE001 -- another Numba's internals: Numba's own call (linked)
         return
+
+
+def _cached(dispatcher, cres):
+    """Whether Numba keeps this compiled form on disk. One it does not (a helper holding a
+    global array, a gradient calling an lru_cache'd helper in object mode) is linked: its
+    callers are then not cached either, and a cached caller's reload step would compile it in
+    every process, where linked its code came with the caller."""
+    from numba.core.caching import NullCache
+    return not isinstance(dispatcher._cache, NullCache) and not cres.library.has_dynamic_globals
 
 
 def _bitcode_size(library):
@@ -189,7 +198,7 @@ def _export_helper(dispatcher, cres, stub):
         import llvmlite.binding as llvm
         name = helper_symbol(dispatcher.py_func, tuple(cres.signature.args))
         llvm.add_symbol(name, cres.library.get_pointer_to_function(cres.fndesc.mangled_name))
-        if _bitcode_size(cres.library) < HELPER_LINK_BELOW:
+        if _bitcode_size(cres.library) < HELPER_LINK_BELOW or not _cached(dispatcher, cres):
             return
         pickle.dumps(stub)   # (the reload step names it: a stub pickle cannot name is linked)
         context = dispatcher.targetctx
