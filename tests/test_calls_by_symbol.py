@@ -159,3 +159,50 @@ def test_large_callees_and_helpers_are_called_by_symbol_and_loaded_from_the_cach
     for k, position in ((2, 0), (3, 1)):
         expected = np.ravel(finite_difference(gp, _gp_args(), position))
         assert_close(got[k], expected, what=f"gp d/d{position}")
+
+
+def chain_one(x, v, k):
+    for _ in range(20):
+        f = np.concatenate((np.zeros(1), k * (x[1:] - x[:-1])))
+        v = v + 0.05 * f
+        x = x + 0.05 * v
+    return np.sum(x * x) + np.sum(v * v)
+
+
+def chain_two(x, v, k):   # (the same helpers as chain_one, another gradient)
+    for _ in range(20):
+        f = np.concatenate((k * np.tanh(x[1:] - x[:-1]), np.zeros(1)))
+        v = v + 0.05 * f
+        x = x + 0.05 * v
+    return np.sum(x * x) + np.sum(v * v)
+
+
+CHAIN_PROBE = '''
+import json, sys, warnings
+import numpy as np
+sys.path.insert(0, {tests!r})
+import s2sad
+import test_calls_by_symbol as here
+warnings.simplefilter("error", s2sad.JitFallbackWarning)
+x, v = np.linspace(0.0, 1.0, 8), np.linspace(0.5, -0.5, 8)
+value = s2sad.grad(getattr(here, sys.argv[1]), wrt=(0, 1, 2), jit=True)(x, v, 0.7)
+print(json.dumps([np.ravel(g).tolist() for g in value]))
+'''
+
+
+def test_a_cached_caller_of_helpers_loaded_from_the_cache_loads_their_callees(tmp_path):
+    """Helpers loaded from the cache and linked into a new gradient pass on the reload steps
+    of what they call by symbol: a third process loading that gradient ran, before, with an
+    undefined symbol (address 0: a crash; now a located failure would fall back)."""
+    script = tmp_path / "probe.py"
+    script.write_text(CHAIN_PROBE.format(tests=os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, S2SAD_CACHE_DIR=str(tmp_path / "cache"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    env.pop("NUMBA_OPT", None)
+    out = []
+    for name in ("chain_one", "chain_two", "chain_two"):
+        done = subprocess.run([sys.executable, str(script), name], capture_output=True,
+                              text=True, env=env, timeout=600)
+        assert done.returncode == 0, (name, done.returncode, done.stderr[-3000:])
+        out.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert out[2] == out[1]

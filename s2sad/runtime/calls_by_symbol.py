@@ -161,6 +161,11 @@ def install_for_helpers():
 
     def add_overload(dispatcher, cres):
         original_add(dispatcher, cres)
+        # a library loaded from Numba's cache starts with no reload steps: its compiled form
+        # holds them. A caller linking it must inherit them (Numba's linking passes the
+        # library's on), else the callees it calls by symbol are missing when that caller is
+        # loaded in turn, and MCJIT binds a missing symbol to address 0
+        cres.library._reload_init.update(cres.reload_init or ())
         module = getattr(dispatcher.py_func, "__module__", None) or ""
         stubs = _stubs()
         if stubs and module.startswith(_RUNTIME) and not cres.objectmode:
@@ -168,6 +173,31 @@ def install_for_helpers():
 
     template_class.generic = generic
     numba_dispatcher.Dispatcher.add_overload = add_overload
+    _check_loaded_libraries()
+
+
+def _check_loaded_libraries():
+    """Before Numba loads a library's machine code from its cache: every s2sad symbol it calls
+    is defined, else a RuntimeError (the gradient then runs as Python, with a warning). MCJIT
+    binds a symbol it cannot find to address 0: a reload step missing (a bug) would crash the
+    process at the call instead of failing the load."""
+    from numba.core import codegen
+    library_class = codegen.CPUCodeLibrary
+    original = library_class._unserialize.__func__
+
+    def unserialize(cls, owner, state):
+        name, kind, data = state
+        if kind == "object" and b"_s2sad_" in data[1]:
+            import llvmlite.binding as llvm
+            missing = [f.name for f in llvm.parse_bitcode(data[1]).functions
+                       if f.is_declaration and f.name.startswith("_s2sad_")
+                       and not llvm.address_of_symbol(f.name)]
+            if missing:
+                raise RuntimeError(f"s2sad: the cached {name} calls {', '.join(missing)}, "
+                                   "which no reload step defined")
+        return original(cls, owner, state)
+
+    library_class._unserialize = classmethod(unserialize)
 
 
 _helpers_installed = []
