@@ -22,7 +22,7 @@ from s2sad.errors import (ArgumentError, CacheWarning, GradientCutError, Gradien
                           InternalError, NonFiniteError, OutputError, S2sadError, S2sadWarning,
                           TemplateError, UnsupportedError, UserError, ZeroGradientWarning)
 from s2sad.runtime.jit import JitFallbackWarning
-from s2sad.runtime.rt import checkpointed, grad_of, stop_gradient
+from s2sad.runtime.rt import checkpointed, flatten, grad_of, stop_gradient
 from s2sad.runtime.tiers import warm_if_interactive
 from s2sad.templates import adjoint, check, d, nondifferentiable, not_implemented, tangent
 from s2sad.tools.verify import VerificationError
@@ -30,8 +30,8 @@ from s2sad.tools.verify import verify as verify_rule
 from s2sad.version import __version__  # noqa: F401  (s2sad.__version__)
 
 __all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacobian", "hvp", "hessian", "vmap", "source",
-           "stop_gradient", "grad_of", "checkpointed", "adjoint", "tangent", "nondifferentiable",
-           "not_implemented", "d", "check", "verify_rule",
+           "stop_gradient", "grad_of", "checkpointed", "flatten", "adjoint", "tangent",
+           "nondifferentiable", "not_implemented", "d", "check", "verify_rule",
            "VerificationError", "S2sadError", "UserError", "UnsupportedError", "TemplateError",
            "OutputError", "ArgumentError", "InternalError", "NonFiniteError", "GradientCutError",
            "S2sadWarning", "GradientCutWarning", "ZeroGradientWarning", "JitFallbackWarning",

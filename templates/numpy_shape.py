@@ -334,8 +334,8 @@ def tile_tangent(z, A, reps):
 
 @adjoint(numpy.repeat, checks=[
     check("numpy.repeat(x, 2)", x=M), check("numpy.repeat(x, 3)", x=(4,)),
-    check("numpy.repeat(x, 2, axis=0)", x=M, numba=False),
-    check("numpy.repeat(x, 3, axis=-1)", x=T, numba=False),
+    check("numpy.repeat(x, 2, axis=0)", x=M),
+    check("numpy.repeat(x, 3, axis=-1)", x=T),
     check("numpy.repeat(x, numpy.array([1, 0, 2]), axis=0)", x=M, numba=False)])
 def repeat(z, a, repeats, axis=None):
     d[a] = rt.repeat_grad(d[z], a, repeats, axis)

@@ -6,7 +6,7 @@ from .registry import adjoint, check, d, nondifferentiable, tangent
 
 nondifferentiable(rt.zeros_like, rt.rows, result="shape")
 nondifferentiable(rt.some_trips, result="discrete")
-nondifferentiable(rt.draw_state, rt.replay, result="stop", numba=False)  # states (replay.py)
+nondifferentiable(rt.draw_state, rt.replay, result="stop")  # states (replay.py)
 
 
 @adjoint(rt.broadcast_like, checks=[
@@ -19,6 +19,19 @@ def broadcast_like(z, t, like):
 @tangent(rt.broadcast_like)
 def broadcast_like_tangent(z, t, like):
     d[z] = rt.broadcast_like(d[t], like)
+
+
+@adjoint(rt.stacked_rows, checks=[
+    check("{f}(x, 'vstack')", x=(3,)), check("{f}(x, 'vstack')", x=(3, 4)),
+    check("{f}(x, 'concatenate')", x=(3, 4)), check("{f}(x, 'vstack')", x=(2, 3, 4)),
+    check("{f}(x, 'concatenate')", x=(2, 3, 4))])
+def stacked_rows(z, rows, kind):
+    d[rows] = rt.reshape_like(d[z], rows)
+
+
+@tangent(rt.stacked_rows)
+def stacked_rows_tangent(z, rows, kind):
+    d[z] = rt.stacked_rows(d[rows], kind)
 
 
 @adjoint(rt.number, checks=[check("{f}(x)", x=())])

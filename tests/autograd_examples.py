@@ -9,11 +9,16 @@ The examples are read from a checkout of github.com/HIPS/autograd (nothing of th
 here): their imports are rewritten into a temporary directory. Each example's objective is set
 up below as its own `__main__` block sets it up, at small sizes. Runs in .venv-bench, where
 autograd is installed (`make bench` makes it); each reference runs in a process of its own
-(the originals import each other by module name, as the ports do). Not set up: the examples
-that call autograd's own tools in the objective (neural_net.py's `flatten`, fixed_points.py,
-rkhs.py), plotting-only ones, and convnet.py (autograd.scipy.signal's convolve has no scipy
-counterpart with its arguments). ode_net.py's odeint is scipy's in the port, and its gradient
-is compared with autograd's to the solvers' tolerance (ODE_TOLERANCE).
+(the originals import each other by module name, as the ports do).
+
+Not set up: plotting-only examples, and two whose objectives are built on autograd's own
+extension tools: fixed_points.py (autograd.misc.fixed_point, a primitive with a hand-written
+adjoint) and rkhs.py (a vector space of functions defined through autograd.extend). Ported
+with more than imports: convnet.py's `autograd.scipy.signal.convolve` takes axes SciPy's does
+not, so the port gets one written in NumPy as a user writes it (SIGNAL_PORT); neural_net.py's
+`autograd.misc.flatten` becomes `s2sad.flatten`. ode_net.py's odeint is scipy's in the port,
+and its gradient is compared with autograd's to the solvers' tolerance (ODE_TOLERANCE). With
+--jit, a gradient that falls back to Python (JitFallbackWarning) is reported so, not passed.
 """
 import argparse
 import importlib
@@ -36,11 +41,34 @@ IMPORTS = [   # (pattern, replacement): the import lines a user changes
     (r"from autograd import grad, hessian_vector_product", "from s2sad import grad"),
     (r"from autograd import (grad|value_and_grad)\b", r"from s2sad import \1"),
     (r"from autograd\.misc\.optimizers import adam", "adam = None"),
+    (r"from autograd\.misc\.flatten import flatten\b", "from s2sad import flatten"),
     (r"from autograd\.scipy\.integrate import odeint", "from scipy.integrate import odeint"),
     (r"from autograd\.builtins import tuple", ""),   # (Python's own tuple)
     (r"import matplotlib\.pyplot as plt", "plt = None"),
+    (r"import autograd\.scipy\.signal", "import signal_port"),   # (see SIGNAL_PORT)
+    (r"autograd\.scipy\.signal\.convolve", "signal_port.convolve"),
     (r"autograd\.numpy\.", "numpy."), (r"autograd\.scipy\.", "scipy."),
 ]
+
+# autograd.scipy.signal.convolve (convnet.py) takes `axes` and `dot_axes`, which SciPy's does not:
+# the port gets it as a user writes it, for the 4-D arguments the example passes (a valid
+# convolution over the image axes, contracting input channels).
+SIGNAL_PORT = '''import numpy as np
+
+
+def convolve(A, B, axes=None, dot_axes=None, mode="valid"):
+    """A [data, color_in, y, x] convolved with B [color_in, color_out, ky, kx] over y and x,
+    summed over color_in: [data, color_out, y - ky + 1, x - kx + 1]."""
+    ky, kx = B.shape[2], B.shape[3]
+    oy, ox = A.shape[2] - ky + 1, A.shape[3] - kx + 1
+    out = np.zeros((A.shape[0], B.shape[1], oy, ox))
+    for i in range(ky):
+        for j in range(kx):
+            window = A[:, :, i:i + oy, j:j + ox]
+            out = out + np.einsum("ncyx,cd->ndyx", window, B[:, :, ky - 1 - i, kx - 1 - j])
+    return out
+'''
+
 
 
 def port(source, target):
@@ -52,6 +80,8 @@ def port(source, target):
                 text = re.sub(pattern, replacement, text)
             with open(os.path.join(target, name), "w") as stream:
                 stream.write(text)
+    with open(os.path.join(target, "signal_port.py"), "w") as stream:
+        stream.write(SIGNAL_PORT)
 
 
 # ---- each example's objective, set up as its __main__ block does (small sizes) ------------------
@@ -127,7 +157,8 @@ def variational_autoencoder(m):
     gen = m.init_net_params(0.1, [2, 5, 4], rs=_rs())
     rec = m.init_net_params(0.1, [4, 5, 4], rs=_rs(1))
     data = (_rs().rand(3, 4) > 0.5).astype(float)
-    return (lambda g, r: m.vae_lower_bound(g, r, data, _rs(1))), (gen, rec)
+    rs = _rs(1)   # made once, outside the objective, as the example's __main__ makes it
+    return (lambda g, r: m.vae_lower_bound(g, r, data, rs)), (gen, rec)
 
 
 @case
@@ -159,7 +190,8 @@ def generative_adversarial_net(m):
     gen = m.init_random_params(0.1, [2, 4, 3], rs=_rs())
     dsc = m.init_random_params(0.1, [3, 4, 1], rs=_rs(1))
     real = _rs().randn(4, 3)
-    return (lambda g, d: m.gan_objective(g, d, real, 4, 2, _rs(1))), (gen, dsc)
+    rs = _rs(1)
+    return (lambda g, d: m.gan_objective(g, d, real, 4, 2, rs)), (gen, dsc)
 
 
 @case
@@ -167,6 +199,26 @@ def neural_net_regression(m):
     params = m.init_random_params(0.1, [1, 4, 4, 1], rs=_rs())
     inputs, targets = m.build_toy_dataset(n_data=10)
     return (lambda w: -m.logprob(w, inputs, targets)), (params,)
+
+
+@case
+def neural_net(m):
+    """Its L2 prior flattens the list of (W, b) layers (autograd.misc.flatten; s2sad.flatten in
+    the port)."""
+    params = m.init_random_params(0.1, [6, 5, 3], rs=_rs())
+    inputs, targets = _rs(1).randn(4, 6), numpy.eye(3)[_rs(2).randint(0, 3, 4)]
+    return (lambda p: -m.log_posterior(p, inputs, targets, 1.0)), (params,)
+
+
+@case
+def convnet(m):
+    """LeNet's layers at a small size: a convolution, max pooling, tanh and softmax layers,
+    their weights read from one vector by a parser keyed by the layer objects."""
+    layers = [m.conv_layer((3, 3), 2), m.maxpool_layer((2, 2)), m.tanh_layer(5),
+              m.softmax_layer(3)]
+    num_weights, _, loss, _ = m.make_nn_funs((1, 8, 8), layers, L2_reg=1.0)
+    inputs, targets = _rs(1).randn(4, 1, 8, 8), numpy.eye(3)[_rs(2).randint(0, 3, 4)]
+    return (lambda w: loss(w, inputs, targets)), (0.1 * _rs().randn(num_weights),)
 
 
 @case
@@ -241,9 +293,14 @@ def run(name, scratch, jit):
         expected = pickle.load(stream)
     try:
         func, args = CASES[name](_load(os.path.join(scratch, "ported"), "ported", name))
-        got = s2sad.grad(func, wrt=_wrt(args), jit=jit)(*args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", s2sad.JitFallbackWarning)
+            got = s2sad.grad(func, wrt=_wrt(args), jit=jit)(*args)
     except Exception as exc:  # noqa: BLE001 -- reported with its first line
         return f"FAIL {type(exc).__name__}: {str(exc).strip().splitlines()[0][:200]}"
+    fallback = [w for w in caught if issubclass(w.category, s2sad.JitFallbackWarning)]
+    if fallback:
+        return "FELL BACK to Python: " + " ".join(str(fallback[0].message).split())[:300]
     got = numpy.concatenate(_flat(list(got if isinstance(got, tuple) else (got,))))
     tolerance = TOLERANCE.get(name)
     rtol, atol = (1e-7, 1e-9) if tolerance is None else \

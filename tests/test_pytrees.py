@@ -257,3 +257,33 @@ def test_code_for_a_dict_argument_is_generated_at_the_first_call():
         df.source
     assert df({"a": 1.0}) == {"a": 2.0}
     assert "def df(p_a, d_result):" in df.source
+
+
+def flattened_weights(params, x):
+    """An L2 prior over every leaf, as autograd's neural_net.py writes it with its flatten."""
+    vector, _ = s2sad.flatten(params)
+    return np.sum(np.tanh(params["layers"][0][0] @ x)) + np.dot(vector, vector * np.arange(
+        vector.shape[0]))
+
+
+def test_flatten_orders_leaves_as_autograd_and_unflatten_rebuilds_them():
+    params = {"b": [np.arange(2.0), 3.0], "a": Point(1.5, np.ones((2, 2)))}
+    vector, unflatten = s2sad.flatten(params)
+    # dict keys sorted (as autograd's and JAX's flatten), then lists, tuples and fields in order
+    assert vector.tolist() == [1.5, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 3.0]
+    back = unflatten(vector * 2)
+    assert list(back) == ["b", "a"] and type(back["a"]) is Point
+    assert back["a"].y.shape == (2, 2) and back["b"][1] == 6.0 and np.ndim(back["b"][1]) == 0
+
+
+def test_flatten_in_a_differentiated_function_is_spelt_with_the_leaves():
+    rng = np.random.default_rng(3)
+    params = {"layers": [(rng.normal(size=(2, 3)), rng.normal(size=2))], "scale": 0.7}
+    x = rng.normal(size=3)
+    check_gradient(flattened_weights, (params, x), 0)
+    gradient = s2sad.grad(flattened_weights, jit=False)
+    gradient(params, x)
+    code = [line for line in s2sad.source(gradient).splitlines()
+            if line.strip() and not line.strip().startswith("#")]
+    assert not any("flatten(" in line for line in code)   # no call left: concatenate of leaves
+    assert any("numpy.ravel(params_layers_0_0)" in line for line in code)

@@ -133,6 +133,32 @@ def test_gradients_draw_python_samples_compiled():
     _compiled_and_python(elbo_generator, ("mu",), (MU,), lambda: np.random.default_rng(7))
 
 
+def _noisy_term(mu, rs):
+    return np.sum((mu + 0.5 * rs.randn(mu.size)) ** 2)
+
+
+def calls_a_drawing_callee(mu, rs):
+    total = 0.0
+    for k in range(3):
+        total = total + (k + 1.0) * _noisy_term(mu * (1.0 + 0.1 * k), rs)
+    return total
+
+
+def test_a_drawing_callee_replayed_compiled():
+    """The callee's adjoint draws again from the state kept before its call (rt.draw_state
+    and rt.replay compiled, random_state.py): Python's samples, the generator left where the
+    function leaves it, no fallback; the states are kept per trip of the loop."""
+    (value, (dmu,)), _ = _compiled_and_python(calls_a_drawing_callee, ("mu",), (MU,),
+                                              lambda: np.random.RandomState(4))
+    h = 1e-6
+
+    def at(mu):
+        return calls_a_drawing_callee(mu, np.random.RandomState(4))
+    for i in range(MU.size):
+        e = np.eye(MU.size)[i] * h
+        assert dmu[i] == pytest.approx((at(MU + e) - at(MU - e)) / (2 * h), abs=1e-6)
+
+
 def test_a_closure_random_state_compiled():
     loss, rs = _make_closure(11)
     start = rs.get_state()

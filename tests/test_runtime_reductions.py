@@ -66,6 +66,15 @@ COMPILED = [
     case("rt.std_grad(g, a, z, None, 0)", g=None, a=R, z=zof(np.std)),
     case("rt.std_grad(g, a, z, None, 1)", g=None, a=np.ones(R), z=0.0),
     case("rt.std_grad(g, a, z, None, 0)", g=None, a=None, z=0.0),
+    # keepdims=True and an int axis (reduction_forms.py)
+    case("rt.extremum_grad(g, a, z, 1)", g=(3, 1), a=R,
+         z=of(lambda g, a: np.max(a, axis=1, keepdims=True))),
+    case("rt.extremum_grad(g, a, z, -1)", g=(1,), a=(5,),
+         z=of(lambda g, a: np.min(a, axis=-1, keepdims=True))),
+    case("rt.var_grad(g, a, 0, 1)", g=(4,), a=R),
+    case("rt.var_grad(g, a, -1, 0)", g=(2, 3, 1), a=B),
+    case("rt.std_grad(g, a, z, 1, 1)", g=(3,), a=R, z=of(lambda g, a: np.std(a, 1, ddof=1))),
+    case("rt.reduce_sum(t, -2, True)", t=B),
     case("rt.cumsum_grad(g, a, None)", g=(5,), a=(5,)),
     case("rt.cumsum_grad(g, a, None)", g=(12,), a=R),
     case("rt.cumsum_grad(g, a, None)", g=None, a=None),
@@ -175,8 +184,6 @@ def test_numba_gives_pythons_result(call, inputs):
 
 DECLINED = [
     case("rt.prod_grad(g, a, 0)", g=(3, 4), a=B),
-    case("rt.extremum_grad(g, a, z, 1)", g=(3, 1), a=R,
-         z=of(lambda g, a: np.max(a, axis=1, keepdims=True))),
     case("rt.cumprod_grad(g, a, None)", g=(1,), a=None),
     case("rt.norm_grad(g, x, z, 'fro', None, False)", g=None, x=R,
          z=of(lambda g, x: np.linalg.norm(x))),

@@ -313,6 +313,8 @@ def reduce_sum(t, axis=None, keepdims=False):
                             [f"return filled({ones}, np.sum(t))"], {"filled": filled})
         return loops(lambda t, axis=None, keepdims=False: float(np.sum(t)),
                      total_loop(t.ndim, ("t", "axis=None", "keepdims=False")))
+    if keep and is_int(axis) and t.ndim >= 1:   # (reduction_forms.py's numpy.sum)
+        return lambda t, axis=None, keepdims=False: f64(np.sum(t, axis=axis, keepdims=True))
     if keep:
         return python_only(_reduce_sum)
     if is_tuple(axis) and len(axis) > 0 and all(map(is_int, axis)):

@@ -331,9 +331,11 @@ class Runner:
             if os.path.exists(generated):  # the innermost generated line wins
                 code = linecache.getline(generated, int(line)).strip()
                 where = f"\n  at {generated}:{line}: {code}"
-        reason = next((ln.strip() for ln in message.splitlines()
-                       if ln.strip() and not ln.startswith(("Failed in", "During:"))),
-                      kind)
+        lines = [ln.strip() for ln in message.splitlines()
+                 if ln.strip() and not ln.startswith(("Failed in", "During:"))] or [kind]
+        reason = lines[0]
+        if reason.endswith("signature:") and len(lines) > 1:  # (the types it was called with)
+            reason += " " + lines[1]
         reason = re.sub(r" at 0x[0-9a-fA-F]+>", ">", reason)   # (an address says nothing)
         return (f"s2sad: Numba could not compile {self.label}; running it as Python instead "
                 f"(slower, same numbers).{where}\n  reason: {kind}: {reason}")

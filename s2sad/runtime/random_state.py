@@ -326,6 +326,44 @@ def install():
             return lambda rs, low=0.0, high=1.0, size=None: fill(rs, low, high - low, size)
 
     _install_integers()
+    _install_replay()
+
+
+def _install_replay():
+    """rt.draw_state and rt.replay (generate/replay.py) in compiled code: the states of the
+    RandomStates among the values, kept as (its words, its gauss, a copy of each). numpy.random's
+    own generator is not among them: compiled code draws from it with Numba's generator, not
+    NumPy's, so a gradient whose callee does runs as Python (unresolved.COMPILED_DRAWS)."""
+    from numba.extending import overload
+
+    from . import rt
+
+    def compiled(source, name):
+        scope = {}
+        exec(source, scope)   # (one tuple element per generator: a loop cannot build it)
+        return scope[name]
+
+    @overload(rt.draw_state)
+    def draw_state(*values):
+        if any(isinstance(v, types.NumPyRandomGeneratorType) for v in values):
+            return None   # (a Generator's state is its bit generator's: run as Python)
+        kept = [f"(values[{k}].words, values[{k}].gauss, values[{k}].words.copy(), "
+                f"values[{k}].gauss.copy())," for k, v in enumerate(values)
+                if isinstance(v, RandomStateType)]
+        return compiled(f"def draw(*values):\n    return ({' '.join(kept)})\n", "draw")
+
+    @overload(rt.replay)
+    def replay(saved):
+        if not isinstance(saved, types.BaseTuple):
+            return None
+        lines = ["def replay(saved):"]
+        for k in range(len(saved)):
+            lines += [f"    now{k} = (saved[{k}][0], saved[{k}][1], saved[{k}][0].copy(), "
+                      f"saved[{k}][1].copy())",
+                      f"    saved[{k}][0][:] = saved[{k}][2]",
+                      f"    saved[{k}][1][:] = saved[{k}][3]"]
+        lines.append(f"    return ({' '.join(f'now{k},' for k in range(len(saved)))})")
+        return compiled("\n".join(lines) + "\n", "replay")
 
 
 def _install_integers():

@@ -45,8 +45,8 @@ def extremum_mask(a, z, axis):
         return lambda a, z, axis: 1.0
     if whole(a, z, axis):
         return lambda a, z, axis: extremum_grad(1.0, a, z, axis)
-    if is_array(a) and is_int(axis) and (is_array(z, a.ndim - 1) or a.ndim == 1 and
-                                         is_scalar(z)):   # (reduction_axes.py)
+    if is_array(a) and is_int(axis) and (is_array(z, a.ndim - 1) or is_array(z, a.ndim) or
+                                         a.ndim == 1 and is_scalar(z)):   # (reduction_axes.py)
         return lambda a, z, axis: extremum_grad(np.ones(np.shape(z)), a, z, axis)
     return python_only(lambda a, z, axis: extremum_grad(np.ones(np.shape(z)), a, z, axis))
 

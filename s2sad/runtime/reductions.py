@@ -18,6 +18,7 @@ from . import core
 from .core import axes_of, is_number, kept_shape
 from .arrays import filled, indices, loop_nest, norm_axis
 from .reduction_axes import extremum_axis_loop
+from . import reduction_forms  # noqa: F401  (overloads of NumPy reductions)
 from .dispatch import (by_type, generate, is_array, is_float64, is_int, is_none, is_scalar,
                        jitable, loops, python_only)
 
@@ -153,6 +154,12 @@ def extremum_grad(g, a, z, axis):
         return loops(_extremum_grad, _extremum_loop(1, is_scalar(g), is_scalar(z)))
     if is_array(a) and a.ndim >= 2 and is_int(axis) and is_array(g, a.ndim - 1):
         return loops(_extremum_grad, extremum_axis_loop(a.ndim))   # (reduction_axes.py)
+    if is_array(a) and is_int(axis) and is_array(g, a.ndim) and is_array(z, a.ndim):
+        # keepdims=True: the reduced axis, of length 1, summed away (reduction_forms.py)
+        if a.ndim == 1:
+            return lambda g, a, z, axis: extremum_grad(g[0], a, z[0], axis)
+        return lambda g, a, z, axis: extremum_grad(np.sum(g, axis=axis), a,
+                                                   np.sum(z, axis=axis), axis)
     return python_only(_extremum_grad)
 
 
@@ -236,6 +243,12 @@ def var_grad(g, a, axis, ddof):
             centred = flat - np.mean(flat)
             return (centred * (value(g) * (2.0 / (flat.size - ddof)))).reshape(a.shape)
         return impl
+    if is_array(a) and is_int(axis) and (is_array(g) or is_scalar(g)):
+        def along(g, a, axis, ddof):   # (one int axis: reduction_forms.py's numpy.mean)
+            centred = a - np.mean(a, axis=axis, keepdims=True)
+            return core.unreduce(g, a, axis) * centred * (
+                2.0 / (core.reduced_size(a, axis) - ddof))
+        return along
     return python_only(_var_grad)
 
 
@@ -255,6 +268,12 @@ def std_grad(g, a, z, axis, ddof):
             scaled = value(g) / (2.0 * deviation) if deviation > 0.0 else 0.0
             return var_grad(scaled, a, axis, ddof)
         return impl
+    if is_array(z) and is_array(g):
+        def along(g, a, z, axis, ddof):
+            positive = z > 0.0
+            return var_grad(np.where(positive, g / (2.0 * np.where(positive, z, 1.0)), 0.0),
+                            a, axis, ddof)
+        return along
     return python_only(_std_grad)
 
 

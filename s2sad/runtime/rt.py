@@ -3,7 +3,8 @@
 Besides NumPy and ``math``, generated code calls only `rt.<name>`: the helpers of core.py and
 of the modules by area re-exported at the bottom, each defined once and run as Python or
 compiled by Numba (dispatch.py); and, defined here, what s2sad's users write in differentiated
-code (`stop_gradient`, `grad_of`, `checkpointed`) and what links generated files together.
+code (`stop_gradient`, `grad_of`, `checkpointed`, `flatten`) and what links generated files
+together.
 """
 import sys
 
@@ -54,6 +55,70 @@ def checkpointed(iterable, every=None):
     re-runs one segment at a time from its snapshot: memory O(sqrt(n)) for about one more
     forward run of the loop. Run directly (not through s2sad), it returns `iterable`."""
     return iterable
+
+
+def flatten(value):
+    """`vector, unflatten = s2sad.flatten(params)`: the leaves of a nesting of tuples, lists,
+    dicts (by sorted key, as autograd's and JAX's flatten order them), NamedTuples and
+    dataclasses, each raveled, concatenated into one float vector; `unflatten(v)` builds a
+    value of params' structure and shapes from such a vector. In a function s2sad
+    differentiates, the vector is spelt with the leaves (containers.py), so the gradient flows
+    into each; `unflatten` is for code outside it (an optimiser's step)."""
+    import numpy
+    leaves = []
+
+    def walk(item):
+        keys = flatten_keys(item)
+        if keys is None:
+            leaves.append(item)
+        for key in keys or ():
+            walk(getattr(item, key) if isinstance(key, str) and not isinstance(item, dict)
+                 else item[key])
+    walk(value)
+    shapes = [numpy.shape(leaf) for leaf in leaves]
+    vector = numpy.concatenate([numpy.ravel(leaf).astype(float) for leaf in leaves]) \
+        if leaves else numpy.zeros(0)
+
+    def unflatten(flat):
+        pieces, start = iter(range(len(shapes))), 0
+        made = []
+        for shape in shapes:
+            size = int(numpy.prod(shape))
+            piece = flat[start:start + size]
+            made.append(piece.reshape(shape) if shape else piece[0])
+            start += size
+
+        def build(item):
+            keys = flatten_keys(item)
+            if keys is None:
+                return made[next(pieces)]
+            built = {key: build(getattr(item, key) if isinstance(key, str) and
+                                 not isinstance(item, dict) else item[key]) for key in keys}
+            if isinstance(item, dict):
+                return {key: built[key] for key in item}  # (the dict's own order again)
+            if isinstance(item, list):
+                return [built[k] for k in keys]
+            if isinstance(item, tuple):
+                values = [built[k] for k in range(len(item))]
+                return type(item)(*values) if hasattr(item, "_fields") else tuple(values)
+            import dataclasses
+            return dataclasses.replace(item, **built)
+        return build(value)
+    return vector, unflatten
+
+
+def flatten_keys(value):
+    """The keys `flatten` walks a container by, in its order (a dict's sorted, a list's or
+    tuple's indices, a dataclass's field names); None for a leaf. containers.py walks a
+    container it follows in the same order."""
+    import dataclasses
+    if isinstance(value, dict):
+        return sorted(value)
+    if isinstance(value, (list, tuple)):
+        return list(range(len(value)))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [field.name for field in dataclasses.fields(value)]
+    return None
 
 
 class grad_of:

@@ -237,14 +237,18 @@ def read_in_loop(frames, node):
 
 
 def sequence_of(owner, dotted, call):
-    """`numpy.stack(ys)` and the like of a list that became an array (`grow`), as that array;
-    None for anything else."""
+    """`numpy.stack(ys)` and the like of a list that became an array (`grow`), as that array
+    (`numpy.vstack(ys)`, `numpy.concatenate(ys)`: reshaped, rt.stacked_rows); None for
+    anything else."""
     if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], gast.Name) or \
             call.args[0].id not in owner.buffers:
         return None
     array = nodes.name(call.args[0].id)
     if dotted in ("numpy.stack", "numpy.array", "numpy.asarray"):
         return array
+    if dotted in ("numpy.vstack", "numpy.row_stack", "numpy.concatenate"):  # (reshapes of it)
+        kind = "concatenate" if dotted == "numpy.concatenate" else "vstack"
+        return _rt("stacked_rows", array, gast.Constant(kind, None))
     if dotted == "sum":
         total = gast.Call(nodes.dotted("numpy.sum"), [array],
                           [gast.keyword("axis", gast.Constant(0, None))])

@@ -7,6 +7,8 @@ import types
 import gast
 import numpy
 
+from s2sad.runtime import rt
+
 from .. import facts, nodes
 from . import library_calls, parse
 from .container_cells import cell_names, cell_read, class_fields, is_cell_spec
@@ -237,6 +239,8 @@ class Reads(nodes.Transformer):
             made = owner.container(node.args[0], self.like)
             if made is not None:
                 return gast.copy_location(self.reduced(dotted, made, node), node)
+        if facts.REF.of(node) is rt.flatten and len(node.args) == 1 and not node.keywords:
+            return gast.copy_location(self.flattened(node.args[0], node), node)
         if node.args and dotted in SEQUENCE_FUNCTIONS:
             made = owner.container(node.args[0], self.like)
             if made is not None and not any(isinstance(i, Container) for i in made.items):
@@ -307,6 +311,23 @@ class Reads(nodes.Transformer):
                 out.append(keyword)
         return out
 
+    def flattened(self, argument, node):
+        """`s2sad.flatten(params)`: (numpy.concatenate((numpy.ravel(leaf), ...)), None), its
+        leaves in rt.flatten's order; the unflatten function is only for code outside."""
+        made = self.owner.container(argument, self.like)
+        leaves = _flat_leaves(made) if made is not None else [self.visit(argument)]
+        vector = call("numpy.concatenate", [gast.Tuple(
+            [call("numpy.ravel", [nodes.clone(leaf) if self._is_array(leaf) else
+                                  call("numpy.asarray", [nodes.clone(leaf)])])
+             for leaf in leaves], gast.Load())]) \
+            if leaves else call("numpy.zeros", [gast.Constant(0, None)])
+        return gast.Tuple([vector, gast.Constant(None, None)], gast.Load())
+
+    def _is_array(self, leaf):
+        """A leaf known to be an array, which numpy.ravel takes in compiled code as it is (a
+        number is raveled through numpy.asarray)."""
+        return isinstance(leaf, gast.Name) and self.owner.ranks.get(leaf.id, 0) > 0
+
     def reduced(self, dotted, made, node):
         items = [nodes.clone(i) for i in made.items]
         if any(isinstance(i, Container) for i in made.items) or not items:
@@ -340,6 +361,15 @@ class Reads(nodes.Transformer):
             return super().generic_visit(node)
         finally:
             self.whole = whole
+
+
+def _flat_leaves(made):
+    """The leaves of a container in rt.flatten's order: a dict's by sorted key."""
+    order = sorted(range(len(made.keys)), key=lambda k: made.keys[k]) if made.kind == "dict" \
+        else range(len(made.items))
+    return [leaf for k in order for leaf in (_flat_leaves(made.items[k])
+                                             if isinstance(made.items[k], Container) else
+                                             [made.items[k]])]
 
 
 def call(dotted, args):
