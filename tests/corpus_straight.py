@@ -272,7 +272,7 @@ def _any(rng, *shape):
 
 
 # Functions Numba cannot compile (they fall back to Python with a JitFallbackWarning).
-NOT_NUMBA = {"mean_axis", "softmax_cross_entropy", "layer_norm", "shapes_pipeline"}
+NOT_NUMBA = {"shapes_pipeline"}   # (mean along an axis, keepdims: runtime/reduction_forms.py)
 
 CASES = [
     (poly, lambda r: (_any(r),), 0),

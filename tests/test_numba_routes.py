@@ -115,3 +115,31 @@ def test_a_loop_over_a_range_a_function_returns_compiles():
         warnings.simplefilter("error", s2sad.JitFallbackWarning)
         compiled(x)
     check_gradient(over_a_returned_range, (x,), 0, jit_fn=compiled)
+
+
+def array_code_forms(w, x):
+    """What autograd's examples write and Numba lacks (runtime/reduction_forms.py, shape.py):
+    keepdims, mean/var along an axis, repeat along an axis, the reshape of a slice, and
+    vstack of a list grown in a loop."""
+    layer = w[:, :6].reshape((2, 2, 3))                  # a slice that is not contiguous
+    h = np.tanh(np.einsum("nd,kdo->kno", x, layer))
+    peak = np.max(h, axis=2, keepdims=True)
+    soft = h - peak - np.log(np.sum(np.exp(h - peak), axis=2, keepdims=True))
+    rows = []
+    for k in range(2):
+        rows.append(np.mean(soft[k], axis=0) * (k + 1.0))
+    stacked = np.vstack(rows)
+    wide = np.repeat(stacked, 2, axis=1)
+    return np.sum(wide ** 2) + np.sum(np.var(x * w[0, 6], axis=0, ddof=1)) + \
+        np.sum(np.std(h, axis=-1, keepdims=True))
+
+
+def test_array_code_forms_compile_and_agree():
+    rng = np.random.default_rng(5)
+    w, x = rng.normal(size=(2, 8)), rng.normal(size=(4, 2))
+    compiled = s2sad.grad(array_code_forms, wrt=(0, 1), jit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)   # it compiles
+        compiled(w, x)
+    assert compiled.runs_compiled
+    check_gradient(array_code_forms, (w, x), (0, 1), jit_fn=compiled)

@@ -432,7 +432,7 @@ import numpy as np
 
 
 def f(x):
-    mu = np.mean(x, axis=-1, keepdims=True)
+    mu = np.mean(x, axis=(0, -1), keepdims=True)   # (a tuple of axes: Numba has no such mean)
     return np.sum((x - mu) ** 2)
 '''
 

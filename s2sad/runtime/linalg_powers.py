@@ -11,7 +11,7 @@ from .arrays import f64
 from .dispatch import by_type, jitable, is_array, python_only
 from .reduction_tangents import norm_tangent as core_norm_tangent
 from .reduction_tangents import norm_tangent2, norm_tangent_grad_x, norm_tangent_grad_z
-from .reductions import norm_grad as core_norm_grad
+from .norms import norm_grad as core_norm_grad
 
 __all__ = ["matrix_power_grad", "matrix_power_tangent", "matrix_power_tangent_grad_a", "matrix_power_tangent2", "vector_norm_grad", "vector_norm_tangent", "vector_norm_tangent_grad_x", "vector_norm_tangent_grad_z", "vector_norm_tangent2"]
 

@@ -330,20 +330,20 @@ def install():
 
 
 def _install_replay():
-    """rt.draw_state and rt.replay (generate/replay.py) in compiled code: the states of the
+    """rt.draw_state and rt.replay (generator_states.py) in compiled code: the states of the
     RandomStates among the values, kept as (its words, its gauss, a copy of each). numpy.random's
     own generator is not among them: compiled code draws from it with Numba's generator, not
     NumPy's, so a gradient whose callee does runs as Python (unresolved.COMPILED_DRAWS)."""
     from numba.extending import overload
 
-    from . import rt
+    from .generator_states import draw_state as draw_state_function, replay as replay_function
 
     def compiled(source, name):
         scope = {}
         exec(source, scope)   # (one tuple element per generator: a loop cannot build it)
         return scope[name]
 
-    @overload(rt.draw_state)
+    @overload(draw_state_function)
     def draw_state(*values):
         if any(isinstance(v, types.NumPyRandomGeneratorType) for v in values):
             return None   # (a Generator's state is its bit generator's: run as Python)
@@ -352,7 +352,7 @@ def _install_replay():
                 if isinstance(v, RandomStateType)]
         return compiled(f"def draw(*values):\n    return ({' '.join(kept)})\n", "draw")
 
-    @overload(rt.replay)
+    @overload(replay_function)
     def replay(saved):
         if not isinstance(saved, types.BaseTuple):
             return None

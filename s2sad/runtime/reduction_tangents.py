@@ -16,9 +16,10 @@ from . import core
 from .core import axes_of, is_number, kept_shape
 from .dispatch import by_type, constant, is_array, is_int, is_none, is_scalar, jitable, \
     python_only
+from .norms import norm_axes, norm_grad, safe_divide
 from .reductions import (exclusive_products, extremum_grad, flat64, from_last, is_value,
-                         median_grad, norm_axes, norm_grad, prod_grad, prod_grad_along, ptp_grad,
-                         safe_divide, spread_weights, to_last, value, whole)
+                         median_grad, prod_grad, prod_grad_along, ptp_grad, spread_weights,
+                         to_last, value, whole)
 
 __all__ = ["extremum_mask", "ptp_mask", "median_mask", "prod_tangent", "cumprod_tangent",
            "norm_tangent", "average_tangent", "prod_tangent_grad", "prod_tangent2",

@@ -158,32 +158,6 @@ def external(module, qualname):
     return found
 
 
-def draw_state(*values):
-    """The states of the random generators a call may draw from: numpy.random's own and each
-    RandomState or Generator among `values` (the call's arguments), as [(generator, state)]. A
-    gradient keeps it before a call of a function of yours that draws, and `replay`s it before
-    that function's adjoint runs the call again, so that the same samples are drawn."""
-    import numpy
-    found = [numpy.random.mtrand._rand]
-    found += [v for v in values if isinstance(v, (numpy.random.RandomState,
-                                                  numpy.random.Generator))]
-    return [(g, g.bit_generator.state if isinstance(g, numpy.random.Generator) else
-             g.get_state()) for g in found]
-
-
-def replay(saved):
-    """Put the generators of `saved` (draw_state's) back in those states; returns the states
-    they had, for a second replay to put back."""
-    import numpy
-    now = draw_state(*[g for g, _ in saved[1:]])
-    for generator, state in saved:
-        if isinstance(generator, numpy.random.Generator):
-            generator.bit_generator.state = state
-        else:
-            generator.set_state(state)
-    return now
-
-
 def load(caller, stem, attribute):
     """Link a generated module to another generated file (`caller` is the module's __name__):
     the same flavour (Python or Numba) and the same directory as the caller. The loader that
@@ -191,17 +165,21 @@ def load(caller, stem, attribute):
     return sys.modules[caller].__dict__[LINKER](stem, attribute)
 
 
+from .generator_states import draw_state, replay  # noqa: E402,F401  (generate/replay.py)
+
 # Helpers for the template library, one module per area; re-exported so generated code calls
 # them as rt.<name>. Imported last: they use the helpers above.
 from .core import *  # noqa: E402,F401,F403
 from .buffers import *  # noqa: E402,F401,F403
 from .reductions import *  # noqa: E402,F401,F403
+from .norms import *  # noqa: E402,F401,F403
 from .cached_calls import cached_call  # noqa: E402,F401
 from .reduction_tangents import *  # noqa: E402,F401,F403
 from .linalg import *  # noqa: E402,F401,F403
 from .linalg_square import *  # noqa: E402,F401,F403
 from .products import *  # noqa: E402,F401,F403
 from .shape import *  # noqa: E402,F401,F403
+from .shape_forms import *  # noqa: E402,F401,F403
 from .likes import *  # noqa: E402,F401,F403
 from .indexing import *  # noqa: E402,F401,F403
 from .special import *  # noqa: E402,F401,F403

@@ -15,20 +15,19 @@ gradient per element. Such a tuple's elements may differ in type (a matrix and a
 array and a float): its implementation is generated for the tuple's length with constant indices
 (`arrays[0]`, `arrays[1]`, ...), which Numba types one by one.
 """
-import functools
-
 import numpy as np
 
 from .arrays import filled, norm_axis
 from .dispatch import (by_type, compiled_as, generate, is_array, is_axis, is_constant,
                        is_float64, is_int, is_none, is_scalar, is_tuple, jitable,
-                       numba_overload, python_only)
+                       python_only)
+from .shape_forms import repeat_along
 
 __all__ = ["reshape_like", "reshape_grad", "array_grad", "atleast_grads", "atleast_tangents",
            "transpose_grad", "concatenate_grads", "stack_grads", "hstack_grads", "vstack_grads",
            "column_stack_grads", "dstack_grads", "split_grad", "append_grad_arr",
            "append_grad_values", "tile_grad", "repeat_grad", "flip_grad", "roll_grad", "repeat",
-           "roll", "stacked_rows"]
+           "roll"]
 
 
 # ---- building blocks (also used by indexing.py) -------------------------------------------------
@@ -466,71 +465,8 @@ def repeat_grad(g, a, repeats, axis):
             return lambda g, a, repeats, axis: reshape_like(copies_summed(g, 1, repeats), a)
     if is_array(g) and is_array(a, g.ndim) and a.ndim >= 1 and is_int(axis) and \
             is_int(repeats):
-        return _repeat_axis(a.ndim, "grad")
+        return repeat_along(a.ndim, "grad")
     return python_only(_repeat_grad)
-
-
-@functools.lru_cache(maxsize=None)
-def _repeat_axis(nd, kind):
-    """np.repeat(a, repeats, axis) of an array of nd dims, an int `repeats` and an int axis
-    (Numba's np.repeat takes no axis), or its adjoint (kind "grad"): a seen as (before the
-    axis, along it, after it), each element of the middle copied `repeats` times in turn."""
-    sizes = ["pre = 1", "post = 1", f"for k in range({nd}):",
-             "    if k < ax:", "        pre *= a.shape[k]",
-             "    elif k > ax:", "        post *= a.shape[k]", "n = a.shape[ax]"]
-    lines = [f"ax = axis + {nd} if axis < 0 else axis", *sizes]
-    if kind == "grad":
-        lines += ["copies = np.ascontiguousarray(g).reshape((pre, n, repeats, post))",
-                  "out = np.zeros((pre, n, post))",
-                  "for i in range(pre):", "    for j in range(n):",
-                  "        for r in range(repeats):", "            for k in range(post):",
-                  "                out[i, j, k] += copies[i, j, r, k]",
-                  "return out.reshape(a.shape)"]
-        return generate(f"repeat_axis_grad_{nd}", ["g", "a", "repeats", "axis"], lines, {})
-    shape = ", ".join(f"a.shape[{k}] * (repeats if ax == {k} else 1)" for k in range(nd))
-    lines += ["flat = np.ascontiguousarray(a).reshape((pre, n, post))",
-              "out = np.empty((pre, n * repeats, post), np.float64)",
-              "for i in range(pre):", "    for j in range(n):",
-              "        for r in range(repeats):", "            for k in range(post):",
-              "                out[i, j * repeats + r, k] = flat[i, j, k]",
-              f"return out.reshape(({shape},))"]
-    return generate(f"repeat_axis_{nd}", ["a", "repeats", "axis=None"], lines, {})
-
-
-@numba_overload(np.repeat)
-def _repeat_function(a, repeats, axis=None):
-    """numpy.repeat(a, repeats, axis) in compiled code, for an int repeats and an int axis."""
-    if is_array(a) and a.ndim >= 1 and is_int(repeats) and is_int(axis):
-        return _repeat_axis(a.ndim, "value")
-    return None
-
-
-@by_type(prefer_literal=True)
-def stacked_rows(rows, kind):
-    """numpy.vstack (kind "vstack") or numpy.concatenate (kind "concatenate") of a list whose
-    elements became the rows of one array (a list grown in a loop: container_buffers.py):
-    both are reshapes of that array, which Numba's functions (taking a sequence) do not see."""
-    vstack = is_constant(kind, "vstack")
-    if not (is_array(rows) and (vstack or is_constant(kind, "concatenate"))) or \
-            rows.ndim < (1 if vstack else 2):
-        return python_only(_stacked_rows)
-    if rows.ndim == 1:        # numbers stacked: a column
-        return lambda rows, kind: np.ascontiguousarray(rows).reshape((rows.shape[0], 1)) \
-            .astype(np.float64)
-    if rows.ndim == 2 and vstack:    # vectors stacked: the array itself
-        return lambda rows, kind: np.ascontiguousarray(rows).astype(np.float64)
-    if rows.ndim == 2:        # vectors joined: one long vector
-        return lambda rows, kind: np.ascontiguousarray(rows).reshape(rows.size) \
-            .astype(np.float64)
-    rest = ", ".join(f"rows.shape[{k}]" for k in range(2, rows.ndim))
-    return generate(f"stacked_rows_{rows.ndim}", ["rows", "kind"],
-                    [f"return np.ascontiguousarray(rows).reshape((rows.shape[0] * "
-                     f"rows.shape[1], {rest})).astype(np.float64)"], {})
-
-
-def _stacked_rows(rows, kind):
-    function = np.vstack if kind == "vstack" else np.concatenate
-    return np.asarray(function(list(rows)), dtype=np.float64)
 
 
 def _repeat_grad(g, a, repeats, axis):
@@ -589,7 +525,7 @@ def repeat(a, repeats, axis=None):
     if is_array(a) and is_none(axis):
         return lambda a, repeats, axis=None: np.repeat(a, repeats).astype(np.float64)
     if is_array(a) and a.ndim >= 1 and is_int(axis) and is_int(repeats):
-        return _repeat_axis(a.ndim, "value")
+        return repeat_along(a.ndim, "value")
     return python_only(_repeat)
 
 

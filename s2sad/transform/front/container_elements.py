@@ -80,7 +80,7 @@ def container(owner, value, like):
         return values.new("tuple" if isinstance(value, gast.Tuple) else "list",
                     range(len(items)), items)
     if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) == ["zip"]:
-        return values.zipped(owner, value, like)
+        return zipped(owner, value, like)
     if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
         return joined(owner, value, like)   # `t + (x,)`, `pair * 2`
     if isinstance(value, gast.Call) and nodes.dotted_parts(value.func) in (
@@ -253,3 +253,24 @@ def _record(owner, call, like):
     made = values.new("record", fields, items)
     made.fields, made.typename = fields, f"{cls.__module__}.{cls.__qualname__}"
     return made
+
+
+def zipped(owner, call, like):
+    """`zip(a, b)` or `zip(*pairs)` of containers held now: the list of their tuples
+    (`Ws, bs = zip(*layers)`); None when one is not held."""
+    if call.keywords:
+        return None
+    parts = []
+    for argument in call.args:
+        if isinstance(argument, gast.Starred):
+            made = owner.container(argument.value, like)
+            parts += made.items if made is not None and made.kind != "dict" else [None]
+        else:
+            parts.append(owner.container(argument, like))
+    if not parts or any(not isinstance(p, values.Container) or p.kind == "dict"
+                        for p in parts):
+        return None
+    count = min(len(p.items) for p in parts)
+    return values.new("list", range(count), [
+        values.new("tuple", range(len(parts)), [p.items[k] for p in parts])
+        for k in range(count)])

@@ -316,17 +316,14 @@ class Reads(nodes.Transformer):
         leaves in rt.flatten's order; the unflatten function is only for code outside."""
         made = self.owner.container(argument, self.like)
         leaves = _flat_leaves(made) if made is not None else [self.visit(argument)]
+        arrays = [isinstance(leaf, gast.Name) and self.owner.ranks.get(leaf.id, 0) > 0
+                  for leaf in leaves]   # (Numba ravels a number through numpy.asarray)
         vector = call("numpy.concatenate", [gast.Tuple(
-            [call("numpy.ravel", [nodes.clone(leaf) if self._is_array(leaf) else
+            [call("numpy.ravel", [nodes.clone(leaf) if array else
                                   call("numpy.asarray", [nodes.clone(leaf)])])
-             for leaf in leaves], gast.Load())]) \
+             for leaf, array in zip(leaves, arrays)], gast.Load())]) \
             if leaves else call("numpy.zeros", [gast.Constant(0, None)])
         return gast.Tuple([vector, gast.Constant(None, None)], gast.Load())
-
-    def _is_array(self, leaf):
-        """A leaf known to be an array, which numpy.ravel takes in compiled code as it is (a
-        number is raveled through numpy.asarray)."""
-        return isinstance(leaf, gast.Name) and self.owner.ranks.get(leaf.id, 0) > 0
 
     def reduced(self, dotted, made, node):
         items = [nodes.clone(i) for i in made.items]
@@ -439,27 +436,6 @@ def leaf_paths(spec, path):
         step = f".{fields[k]}" if fields else f"[{key!r}]"
         out.update(leaf_paths(part, path + step))
     return out
-
-
-def zipped(owner, call, like):
-    """`zip(a, b)` or `zip(*pairs)` of containers held now: the list of their tuples
-    (`Ws, bs = zip(*layers)`); None when one is not held."""
-    if call.keywords:
-        return None
-    parts = []
-    for argument in call.args:
-        if isinstance(argument, gast.Starred):
-            made = owner.container(argument.value, like)
-            parts += made.items if made is not None and made.kind != "dict" else [None]
-        else:
-            parts.append(owner.container(argument, like))
-    if not parts or any(not isinstance(p, Container) or p.kind == "dict"
-                        for p in parts):
-        return None
-    count = min(len(p.items) for p in parts)
-    return new("list", range(count), [
-        new("tuple", range(len(parts)), [p.items[k] for p in parts])
-        for k in range(count)])
 
 
 # dict methods read as containers: d.keys(), d.values(), d.items()
