@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test wheel-check clean
-.PHONY: corpus digest autograd bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale bench-compile bench-arrays chase coverage verify fuzz tangent
+.PHONY: corpus digest autograd bench bench-latency bench-loops bench-shapes bench-checkpoint bench-scale bench-compile bench-arrays bench-published chase coverage verify fuzz tangent
 
 $(STAMP): setup.cfg setup.py pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -64,6 +64,12 @@ bench-compile: $(STAMP)
 # --only NAME, --rounds N, --no-first).
 bench-arrays: $(STAMP)
 	$(PY) benchmarks/array_bench.py $(ARGS)
+
+# Issue 48, item 8: loop kernels other people wrote for Numba (arch, librosa, pandas, arviz pinned
+# in their own environment, .venv-kernels), their authors' source read through `.py_func`: checked
+# JIT on and off, timed against their Numba forward; writes benchmarks/PUBLISHED_KERNELS.md.
+bench-published: $(STAMP)
+	$(PY) benchmarks/published_kernels.py $(ARGS)
 
 bench-loops: $(STAMP)
 	$(PY) benchmarks/loop_benchmark.py $(ARGS)
