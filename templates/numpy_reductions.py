@@ -7,8 +7,8 @@ keeps the reduced axes in the result (the helpers accept the adjoint in either s
 
 Numba compiles these primals only without `axis` (except np.sum and np.cumsum, which take an int
 or tuple axis) and never with `keepdims` or `ddof`; s2sad's overloads add an int axis to max,
-min (runtime/reduction_axes.py), mean, var and std, and `keepdims` and `ddof` with no axis or
-an int one (runtime/reduction_forms.py). Checks of the other forms say numba=False.
+min (runtime/reduction_axes.py), mean, var and std, a tuple of constant axes to all six, and
+`keepdims` and `ddof` (runtime/reduction_forms.py). Checks of the other forms say numba=False.
 """
 import numpy
 
@@ -41,7 +41,7 @@ def _with(shape, value, cells, describe):
     check("numpy.sum(x, axis=-1)", x=B), check("numpy.sum(x, axis=(0, 2))", x=B),
     check("numpy.sum(x, axis=(-1, 0))", x=B), check("numpy.sum(x, axis=None)", x=R),
     check("numpy.sum(x, axis=1, keepdims=True)", x=R),
-    check("numpy.sum(x, axis=(0, 2), keepdims=True)", x=B, numba=False),
+    check("numpy.sum(x, axis=(0, 2), keepdims=True)", x=B),
     check("numpy.sum(x, keepdims=True)", x=R),
     check("numpy.sum(x * y, axis=0)", x=R, y=(4,))])
 def sum(z, a, axis=None, dtype=None, out=None, keepdims=False):
@@ -57,7 +57,7 @@ def sum_tangent(z, a, axis=None, dtype=None, out=None, keepdims=False):
     check("numpy.mean(x)", x=R), check("numpy.mean(x)", x=(5,)), check("numpy.mean(x)", x=()),
     check("numpy.mean(x, axis=0)", x=R),
     check("numpy.mean(x, -1)", x=B),
-    check("numpy.mean(x, axis=(0, -1), keepdims=True)", x=B, numba=False),
+    check("numpy.mean(x, axis=(0, -1), keepdims=True)", x=B),
     check("numpy.mean(x, keepdims=True)", x=R)])
 def mean(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = rt.unreduce(d[z], a, axis) / rt.reduced_size(a, axis)
@@ -153,7 +153,7 @@ def _extremum_checks(value):
         check("{f}(x)", x=pair),
         check("{f}(x, axis=1)", x=R), check("{f}(x, axis=1)", x=rows),   # (one int axis:
         check("{f}(x, 0)", x=R), check("{f}(x, axis=-2)", x=B),        # reduction_axes.py)
-        check("{f}(x, axis=(0, 2))", x=B, numba=False),
+        check("{f}(x, axis=(0, 2))", x=B),
         check("{f}(x, axis=-1, keepdims=True)", x=B),
         check("{f}(x * y, axis=0)", x=R, y=(4,))]
 
@@ -232,7 +232,7 @@ def median_tangent(z, a, axis=None, out=None, overwrite_input=False, keepdims=Fa
     check("numpy.var(x, ddof=1)", x=R),
     check("numpy.var(x, axis=0)", x=R),
     check("numpy.var(x, 1, None, None, 1)", x=R),
-    check("numpy.var(x, axis=(0, -1), ddof=2, keepdims=True)", x=B, numba=False)])
+    check("numpy.var(x, axis=(0, -1), ddof=2, keepdims=True)", x=B)])
 def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     d[a] = rt.var_grad(d[z], a, axis, ddof)
 
@@ -248,7 +248,7 @@ def var_tangent(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     check("numpy.std(x, ddof=1)", x=R),
     check("numpy.std(x, axis=1, ddof=1)", x=R),
     check("numpy.std(x, axis=-1, keepdims=True)", x=B),
-    check("numpy.std(x, axis=(0, 2))", x=B, numba=False)])
+    check("numpy.std(x, axis=(0, 2))", x=B)])
 def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     d[a] = rt.std_grad(d[z], a, z, axis, ddof)
 

@@ -6,6 +6,7 @@ gradients compile instead of falling back to Python."""
 import ast
 import warnings
 
+import numba
 import numpy as np
 import pytest
 
@@ -143,3 +144,36 @@ def test_array_code_forms_compile_and_agree():
         compiled(w, x)
     assert compiled.runs_compiled
     check_gradient(array_code_forms, (w, x), (0, 1), jit_fn=compiled)
+
+
+@numba.njit
+def _bounded(v, low, high):
+    """As arch's bounds_check: a helper its authors compiled with numba.njit."""
+    if v < low:
+        return low
+    if v > high:
+        return high
+    return v
+
+
+@numba.njit
+def garch_like(params, resids):
+    n = resids.shape[0]
+    s = np.empty(n)
+    s[0] = params[0]
+    for t in range(1, n):
+        s[t] = _bounded(params[0] + params[1] * resids[t - 1] ** 2 + params[2] * s[t - 1],
+                        1e-6, 1e6)
+    return np.sum(np.log(s) + resids ** 2 / s)
+
+
+def test_a_numba_jitted_function_is_read_from_its_source():
+    """Published Numba code calls its own @njit helpers: s2sad reads their `py_func` as it
+    reads a function of yours (was: "no derivative template")."""
+    args = (np.array([0.1, 0.2, 0.5]), np.random.default_rng(0).normal(size=20))
+    compiled = s2sad.grad(garch_like.py_func, wrt=(0,), jit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", s2sad.JitFallbackWarning)
+        compiled(*args)
+    check_gradient(garch_like.py_func, args, 0, jit_fn=compiled)
+    check_gradient(garch_like, args, 0)   # the dispatcher itself, as a user passes it

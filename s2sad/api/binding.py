@@ -31,13 +31,17 @@ class Bound:
 
 def unbind(callable_):
     """The Bound form of a method, a callable object or a functools.partial (nested ones
-    too); a plain function (or anything else, for check_function to report) as it is."""
+    too); a numba.njit function as the function it compiles; a plain function (or anything
+    else, for check_function to report) as it is."""
     if isinstance(callable_, functools.partial):
         inner = unbind(callable_.func)
         return Bound(inner.func, inner.args + tuple(callable_.args),
                      inner.kwargs + tuple(callable_.keywords.items()))
     if inspect.ismethod(callable_) and inspect.isfunction(callable_.__func__):
         return Bound(callable_.__func__, (callable_.__self__,))
+    if type(callable_).__module__.startswith("numba.") and \
+            inspect.isfunction(getattr(callable_, "py_func", None)):
+        return Bound(callable_.py_func)   # a numba.njit function: the Python it compiles
     call = getattr(type(callable_), "__call__", None)
     if not inspect.isfunction(callable_) and not isinstance(callable_, type) and \
             inspect.isfunction(call) and not inspect.isbuiltin(callable_) and \

@@ -282,6 +282,11 @@ def reduced_mask(axis, ndim):
                 mask[norm_axis(ax, ndim)] = True
             return mask
         return impl
+    if is_tuple(axis) and all(map(is_int, axis)):   # constants, each of its own type
+        lines = ["mask = np.zeros(ndim, np.bool_)"] + [
+            f"mask[norm_axis(axis[{k}], ndim)] = True" for k in range(len(axis))]
+        return generate(f"reduced_mask_{len(axis)}", ["axis", "ndim"], lines + ["return mask"],
+                        {"norm_axis": norm_axis})
     return None
 
 

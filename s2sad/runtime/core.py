@@ -313,7 +313,8 @@ def reduce_sum(t, axis=None, keepdims=False):
                             [f"return filled({ones}, np.sum(t))"], {"filled": filled})
         return loops(lambda t, axis=None, keepdims=False: float(np.sum(t)),
                      total_loop(t.ndim, ("t", "axis=None", "keepdims=False")))
-    if keep and is_int(axis) and t.ndim >= 1:   # (reduction_forms.py's numpy.sum)
+    if keep and (is_axis(axis) or is_tuple(axis) and all(map(is_int, axis))) and t.ndim >= 1:
+        # (reduction_forms.py's numpy.sum)
         return lambda t, axis=None, keepdims=False: f64(np.sum(t, axis=axis, keepdims=True))
     if keep:
         return python_only(_reduce_sum)

@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from .arrays import indices
+from .arrays import indices, reduced_mask
 from .dispatch import generate, is_array, is_int, numba_overload
 
 __all__ = []
@@ -94,3 +94,16 @@ def extremum_axis_loop(nd):
                   "    return out"]
     lines.append("return out")
     return generate(f"extremum_axis_grad_{nd}", ["g", "a", "z", "axis"], lines, {})
+
+
+@functools.lru_cache(maxsize=None)
+def extremum_axes_grad(nd):
+    """extremum_grad(g, a, z, axis) for a of nd dims and a tuple of axes, g and z reduced over
+    them (kept as 1 or not): g goes to the elements equal to their result, ties split evenly."""
+    kept = ", ".join(f"1 if mask[{k}] else a.shape[{k}]" for k in range(nd))
+    lines = [f"mask = reduced_mask(axis, {nd})",
+             f"hit = a == np.ascontiguousarray(z).reshape(({kept},))",
+             "count = np.sum(hit, axis=axis, keepdims=True)",
+             f"return np.ascontiguousarray(g).reshape(({kept},)) * hit / count"]
+    return generate(f"extremum_axes_grad_{nd}", ["g", "a", "z", "axis"], lines,
+                    {"reduced_mask": reduced_mask})

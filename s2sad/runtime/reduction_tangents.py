@@ -14,8 +14,8 @@ import numpy as np
 
 from . import core
 from .core import axes_of, is_number, kept_shape
-from .dispatch import by_type, constant, is_array, is_int, is_none, is_scalar, jitable, \
-    python_only
+from .dispatch import by_type, constant, is_array, is_int, is_none, is_scalar, is_tuple, \
+    jitable, python_only
 from .norms import norm_axes, norm_grad, safe_divide
 from .reductions import (exclusive_products, extremum_grad, flat64, from_last, is_value,
                          median_grad, prod_grad, prod_grad_along, ptp_grad, spread_weights,
@@ -46,8 +46,8 @@ def extremum_mask(a, z, axis):
         return lambda a, z, axis: 1.0
     if whole(a, z, axis):
         return lambda a, z, axis: extremum_grad(1.0, a, z, axis)
-    if is_array(a) and is_int(axis) and (is_array(z, a.ndim - 1) or is_array(z, a.ndim) or
-                                         a.ndim == 1 and is_scalar(z)):   # (reduction_axes.py)
+    if is_array(a) and (is_int(axis) or is_tuple(axis) and all(map(is_int, axis))) and \
+            (is_array(z) or a.ndim == 1 and is_scalar(z)):   # (reduction_axes.py)
         return lambda a, z, axis: extremum_grad(np.ones(np.shape(z)), a, z, axis)
     return python_only(lambda a, z, axis: extremum_grad(np.ones(np.shape(z)), a, z, axis))
 

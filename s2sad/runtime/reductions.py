@@ -18,9 +18,10 @@ import numpy as np
 from . import core
 from .core import axes_of, is_number, kept_shape
 from .arrays import filled, indices, loop_nest, norm_axis
-from .reduction_axes import extremum_axis_loop
+from .reduction_axes import extremum_axes_grad, extremum_axis_loop
 from . import reduction_forms  # noqa: F401  (overloads of NumPy reductions)
-from .dispatch import (by_type, generate, is_array, is_int, is_none, is_scalar,
+from .dispatch import (by_type, generate, is_array, is_axis, is_int, is_none, is_scalar,
+                       is_tuple,
                        jitable, loops, python_only)
 
 __all__ = ["prod_grad", "extremum_grad", "add_extremum_grad", "ptp_grad", "var_grad",
@@ -161,6 +162,9 @@ def extremum_grad(g, a, z, axis):
             return lambda g, a, z, axis: extremum_grad(g[0], a, z[0], axis)
         return lambda g, a, z, axis: extremum_grad(np.sum(g, axis=axis), a,
                                                    np.sum(z, axis=axis), axis)
+    if is_array(a) and is_tuple(axis) and len(axis) > 0 and all(map(is_int, axis)) and \
+            is_array(g) and is_array(z):
+        return extremum_axes_grad(a.ndim)   # (a tuple of axes: reduction_axes.py)
     return python_only(_extremum_grad)
 
 
@@ -244,8 +248,8 @@ def var_grad(g, a, axis, ddof):
             centred = flat - np.mean(flat)
             return (centred * (value(g) * (2.0 / (flat.size - ddof)))).reshape(a.shape)
         return impl
-    if is_array(a) and is_int(axis) and (is_array(g) or is_scalar(g)):
-        def along(g, a, axis, ddof):   # (one int axis: reduction_forms.py's numpy.mean)
+    if is_array(a) and is_axis(axis) and (is_array(g) or is_scalar(g)):
+        def along(g, a, axis, ddof):   # (axes: reduction_forms.py's numpy.mean)
             centred = a - np.mean(a, axis=axis, keepdims=True)
             return core.unreduce(g, a, axis) * centred * (
                 2.0 / (core.reduced_size(a, axis) - ddof))

@@ -8,10 +8,13 @@ a function of yours as its leaves by position):
                                                              0.0, 0.0, False)   # s2sad's
 
 Keyed by the library function's module and name, so that scipy is imported only where the
-code calls it.
+code calls it. A function compiled with numba.njit (published kernels call their own helpers
+so) stands in for itself by the Python function it compiles, `py_func`, unless a rule names it.
 """
 import inspect
 import sys
+
+from s2sad import templates
 
 from .. import template
 
@@ -26,6 +29,10 @@ def stand_in(call, found, report):
     """The stand-in s2sad differentiates in place of the library function `found` that `call`
     calls (its arguments then by position), or `found` itself. `report(node, message, why,
     fix)`: an argument the stand-in does not take."""
+    compiled = getattr(found, "py_func", None)   # a numba.njit function, without a rule
+    if type(found).__module__.startswith("numba.") and inspect.isfunction(compiled) and \
+            templates.rule_for(found) is None and templates.tangent_for(found) is None:
+        return compiled       # (read as a function of yours: what Numba compiles)
     key = (getattr(found, "__module__", None), getattr(found, "__name__", None))
     if key not in _STAND_INS:
         return found
