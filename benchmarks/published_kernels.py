@@ -29,6 +29,8 @@ import time
 
 import numpy as np
 
+from loop_shapes import median_time   # (the loop-shapes benchmark's timer, in this directory)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 VENV = os.path.join(REPO, ".venv-kernels")
@@ -323,16 +325,6 @@ def check(kernel, plain, row):
     if same > SAME:
         return f"JIT on and off differ by {same:.1e}"
     return None
-
-
-def median_time(call, repeat):
-    call()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
 
 
 def measure(kernel, repeat):
